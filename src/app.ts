@@ -1,0 +1,67 @@
+import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Config } from './config.js'
+import identityProvider from './auth/index.js'
+import { REALM_PATH, ROUTES } from './auth/realm.js'
+import authHooks from './plugins/auth.js'
+import docs, { DOCS_PATH } from './plugins/docs.js'
+import errors from './plugins/errors.js'
+import operations, { REDACT_PATHS, loggableUrl, requestId } from './plugins/operations.js'
+import store from './plugins/store.js'
+import validation from './plugins/validation.js'
+import versions, { rewriteVersionedUrl } from './plugins/versions.js'
+import api from './routes/api/index.js'
+import sandbox from './routes/sandbox/index.js'
+import { API_SCHEMAS } from './schemas/index.js'
+import { AJV_OPTIONS, sandboxKeywords } from './schemas/validation.js'
+
+/** Options that must be given when the Fastify instance is made (the rest of the app is the plugin below). */
+export function serverOptions (config: Config): FastifyServerOptions {
+  return {
+    logger: {
+      level: config.logLevel,
+      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      serializers: {
+        req: (req) => ({ method: req.method, url: loggableUrl(req.url), remoteAddress: req.ip }),
+        res: (res) => ({ statusCode: res.statusCode })
+      }
+    },
+    // one line per request, written by the operations plugin (with partner and agent)
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
+    genReqId: requestId,
+    bodyLimit: config.bodyLimit,
+    requestTimeout: config.requestTimeout,
+    return503OnClosing: true,
+    rewriteUrl: rewriteVersionedUrl,
+    ajv: { customOptions: AJV_OPTIONS, plugins: [sandboxKeywords] }
+  }
+}
+
+/**
+ * The whole sandbox as one Fastify plugin: data, identity provider, docs, and the API and control
+ * routes behind the token checks. Register it with fastify-plugin on an instance made with serverOptions().
+ */
+export default async function app (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
+  const { config } = opts
+  const publicUrl = config.publicUrl!
+  await fastify.register(operations, { maxEventLoopDelay: config.maxEventLoopDelay })
+  await fastify.register(store, { config })
+  for (const schema of API_SCHEMAS) fastify.addSchema(schema)
+  await fastify.register(errors, { reference: fastify.reference })
+  await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
+  await fastify.register(identityProvider, {
+    world: fastify.world,
+    publicUrl,
+    tokenTtl: config.tokenTtl,
+    signingKey: config.signingKey,
+    dataDir: config.dataDir,
+    docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
+  })
+  await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
+  // the token-protected routes, in a scope of their own so that the hooks apply to them only
+  await fastify.register(async (scope) => {
+    await scope.register(validation, { reference: fastify.reference })
+    await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world })
+    await scope.register(api, { prefix: '/api' })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}` })
+  })
+}

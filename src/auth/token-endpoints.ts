@@ -1,0 +1,107 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type Provider from 'oidc-provider'
+import type { World } from '../store/world.js'
+import { sameSecret } from './password-grant.js'
+import { OIDC_PATH } from './realm.js'
+import { TokenError, type AccessClaims, type TokenVerifier } from './verify.js'
+
+type Form = Record<string, string | undefined>
+
+/** RFC 6749 2.3.1: client_secret_basic or client_secret_post; the client id, or undefined. */
+function authenticateClient (request: FastifyRequest, world: World): string | undefined {
+  const body = (request.body ?? {}) as Form
+  let id = body.client_id
+  let secret = body.client_secret
+  const header = request.headers.authorization
+  if (header?.startsWith('Basic ') === true) {
+    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    id = decodeURIComponent(decoded.slice(0, colon))
+    secret = decodeURIComponent(decoded.slice(colon + 1))
+  }
+  const partner = id === undefined ? undefined : world.partner(id)
+  return partner !== undefined && secret !== undefined && sameSecret(partner.secret, secret) ? partner.id : undefined
+}
+
+function oauthError (reply: FastifyReply, status: number, error: string, description: string): FastifyReply {
+  if (status === 401) reply.header('www-authenticate', `Basic realm="sandbox", error="${error}"`)
+  return reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description })
+}
+
+/**
+ * Userinfo, introspection and revocation for the provider's JWT access tokens (which oidc-provider
+ * leaves out of these endpoints) and its refresh tokens, at Keycloak's paths. A revoked access token
+ * is refused by the API at once: the verifier remembers it.
+ */
+export default async function tokenEndpoints (fastify: FastifyInstance, opts: { provider: Provider, world: World, verifier: TokenVerifier }): Promise<void> {
+  const { provider, world, verifier } = opts
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 65536 }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)))
+  })
+
+  async function accessClaims (token: string | undefined): Promise<AccessClaims | undefined> {
+    if (token === undefined || token === '') return undefined
+    try {
+      return await verifier.verify(token)
+    } catch (err) {
+      if (err instanceof TokenError) return undefined
+      throw err
+    }
+  }
+
+  const userinfo = async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', 'no-store')
+    const m = /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')
+    const claims = await accessClaims(m?.[1] ?? ((request.body ?? {}) as Form).access_token)
+    if (claims === undefined) {
+      reply.header('www-authenticate', 'Bearer realm="sandbox", error="invalid_token", error_description="Token verification failed"')
+      return reply.code(401).send({ error: 'invalid_token', error_description: 'Token verification failed' })
+    }
+    const p = claims.payload
+    const base = { sub: p.sub, preferred_username: p.preferred_username, agent_id: claims.agentIds }
+    if (claims.username === undefined) return { ...base, email_verified: false }
+    const [given, ...rest] = String(p.name ?? '').split(' ')
+    return { ...base, name: p.name, given_name: given, family_name: rest.join(' '), email: p.email, email_verified: true }
+  }
+  fastify.get(`${OIDC_PATH}/userinfo`, userinfo)
+  fastify.post(`${OIDC_PATH}/userinfo`, userinfo)
+
+  fastify.post(`${OIDC_PATH}/token/introspect`, async (request, reply) => {
+    const clientId = authenticateClient(request, world)
+    if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed')
+    const { token, token_type_hint: hint } = (request.body ?? {}) as Form
+    if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'missing required parameter token')
+    reply.header('cache-control', 'no-store')
+    // a client learns about its own tokens only: another partner's token is simply inactive
+    const claims = hint === 'refresh_token' ? undefined : await accessClaims(token)
+    if (claims !== undefined) {
+      if (claims.clientId !== clientId) return { active: false }
+      return { ...claims.payload, active: true, token_type: 'Bearer', username: claims.username ?? claims.payload.preferred_username }
+    }
+    const rt = await provider.RefreshToken.find(token)
+    if (rt === undefined || rt.clientId !== clientId || rt.isExpired) return { active: false }
+    return { active: true, token_type: 'Refresh', typ: 'Refresh', client_id: rt.clientId, sub: rt.accountId, scope: rt.scope, iat: rt.iat, exp: rt.exp, iss: provider.issuer }
+  })
+
+  fastify.post(`${OIDC_PATH}/revoke`, async (request, reply) => {
+    const clientId = authenticateClient(request, world)
+    if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed')
+    const { token, token_type_hint: hint } = (request.body ?? {}) as Form
+    if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'missing required parameter token')
+    const claims = hint === 'refresh_token' ? undefined : await accessClaims(token)
+    if (claims !== undefined && claims.clientId === clientId) {
+      verifier.revoke(claims.jti, claims.exp)
+    } else {
+      const rt = await provider.RefreshToken.find(token)
+      if (rt !== undefined && rt.clientId === clientId) {
+        // revoking a refresh token ends its grant, and with it every access token issued from it
+        await rt.destroy()
+        const grant = rt.grantId === undefined ? undefined : await provider.Grant.find(rt.grantId)
+        await grant?.destroy()
+        if (rt.grantId !== undefined) await provider.AccessToken.adapter.revokeByGrantId(rt.grantId)
+      }
+    }
+    // RFC 7009 2.2: 200 whether or not the token was valid
+    return reply.code(200).header('cache-control', 'no-store').send()
+  })
+}

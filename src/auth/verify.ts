@@ -1,0 +1,108 @@
+import { importJWK, jwtVerify, type JWK, type JWTPayload, type KeyObject } from 'jose'
+
+/** What the API needs to know of a verified access token. */
+export interface AccessClaims {
+  jti: string
+  exp: number
+  /** The OAuth client (partner) the token was issued to. */
+  clientId: string
+  /** The test user, for tokens issued through a login (authorization code, password, refresh). */
+  username?: string
+  agentIds: string[]
+  scope: string
+  payload: JWTPayload
+}
+
+export class TokenError extends Error {
+  constructor (readonly reason: string) {
+    super(reason)
+    this.name = 'TokenError'
+  }
+}
+
+const CACHE_LIMIT = 10_000
+
+/**
+ * Local verification of the provider's access tokens (no network hop): RS256 signature with the
+ * provider's public key, issuer, audience, expiry and typ "at+jwt" (RFC 9068), which rejects ID tokens,
+ * refresh tokens, "alg: none" and HS256 look-alikes. A verified token is cached by its text until it
+ * expires, so the hot path costs a map lookup; revoked tokens are remembered until they expire.
+ */
+export class TokenVerifier {
+  private key: KeyObject | Uint8Array | undefined
+  private readonly cache = new Map<string, AccessClaims>()
+  private readonly revoked = new Map<string, number>()
+
+  constructor (
+    private readonly publicJwk: JWK,
+    readonly issuer: string,
+    readonly audience: string
+  ) {}
+
+  async verify (token: string): Promise<AccessClaims> {
+    const now = Math.floor(Date.now() / 1000)
+    const cached = this.cache.get(token)
+    if (cached !== undefined) {
+      if (cached.exp <= now) {
+        this.cache.delete(token)
+        throw new TokenError('the access token expired')
+      }
+      if (this.revoked.has(cached.jti)) throw new TokenError('the access token was revoked')
+      return cached
+    }
+    this.key ??= await importJWK(this.publicJwk, 'RS256')
+    let payload: JWTPayload
+    try {
+      ({ payload } = await jwtVerify(token, this.key, {
+        issuer: this.issuer,
+        audience: this.audience,
+        algorithms: ['RS256'],
+        typ: 'at+jwt',
+        requiredClaims: ['exp', 'iat', 'jti', 'client_id']
+      }))
+    } catch (err) {
+      throw new TokenError(describe(err))
+    }
+    const claims: AccessClaims = {
+      jti: String(payload.jti),
+      exp: Number(payload.exp),
+      clientId: String(payload.client_id),
+      username: payload.sub !== payload.client_id && typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined,
+      agentIds: Array.isArray(payload.agent_id) ? payload.agent_id.map(String) : [],
+      scope: typeof payload.scope === 'string' ? payload.scope : '',
+      payload
+    }
+    if (this.revoked.has(claims.jti)) throw new TokenError('the access token was revoked')
+    if (this.cache.size >= CACHE_LIMIT) this.prune(now)
+    this.cache.set(token, claims)
+    return claims
+  }
+
+  /** Remembers a revoked token id until the token would have expired anyway. */
+  revoke (jti: string, exp: number): void {
+    this.revoked.set(jti, exp)
+  }
+
+  private prune (now: number): void {
+    for (const [token, c] of this.cache) if (c.exp <= now) this.cache.delete(token)
+    for (const [jti, exp] of this.revoked) if (exp <= now) this.revoked.delete(jti)
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
+  }
+}
+
+function describe (err: unknown): string {
+  const code = (err as { code?: string }).code
+  const claim = (err as { claim?: string }).claim
+  switch (code) {
+    case 'ERR_JWT_EXPIRED': return 'the access token expired'
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'the access token signature is invalid'
+    case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'the access token must be signed with RS256'
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (claim === 'typ') return 'not an access token (typ must be at+jwt)'
+      return `the access token has the wrong ${claim ?? 'claims'}`
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+      return 'the token is not a JWT access token of this sandbox'
+    default: return 'the access token is invalid'
+  }
+}

@@ -1,0 +1,111 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+// Every option is declared once here: its type, default, description, environment variable and flag.
+// The CLI (--help), the environment reader and the README's configuration table all come from this schema.
+function option<T extends TSchema> (schema: T, env: string, flag: string): T {
+  return { ...schema, env, flag }
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+export const ConfigSchema = Type.Object({
+  port: option(Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port to listen on (0 picks a free port)' }), 'PORT', 'port'),
+  host: option(Type.String({ minLength: 1, default: '0.0.0.0', description: 'Interface to listen on' }), 'HOST', 'host'),
+  publicUrl: option(Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'URL clients use to reach the sandbox (issuer and docs links); default http://localhost:{port}' })), 'PUBLIC_URL', 'public-url'),
+  scenario: option(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', default: 'default', description: 'Scenario loaded at first start (see scenarios/)' }), 'SANDBOX_SCENARIO', 'scenario'),
+  seed: option(Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description: "Seed for generated data; default the scenario's own seed" })), 'SANDBOX_SEED', 'seed'),
+  dataDir: option(Type.Optional(Type.String({ minLength: 1, description: 'Directory for durable data (one JSON file per partner, signing keys); in memory when unset' })), 'SANDBOX_DATA_DIR', 'data-dir'),
+  adminToken: option(Type.Optional(Type.String({ minLength: 16, description: 'Bearer token for the operator endpoints under /__sandbox/admin; disabled when unset' })), 'SANDBOX_ADMIN_TOKEN', 'admin-token'),
+  tokenTtl: option(Type.Integer({ minimum: 10, maximum: 86400, default: 300, description: 'Access token lifetime in seconds' }), 'SANDBOX_TOKEN_TTL', 'token-ttl'),
+  signingKey: option(Type.Optional(Type.String({ minLength: 1, description: 'RSA private key (PEM or JWK JSON) that signs tokens; generated (and kept in the data dir) when unset' })), 'SANDBOX_SIGNING_KEY', 'signing-key'),
+  logLevel: option(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info', description: 'Log level (JSON logs on stdout)' }), 'LOG_LEVEL', 'log-level'),
+  bodyLimit: option(Type.Integer({ minimum: 1024, maximum: 10485760, default: 262144, description: 'Largest accepted request body in bytes (413 above)' }), 'SANDBOX_BODY_LIMIT', 'body-limit'),
+  maxRecords: option(Type.Integer({ minimum: 100, maximum: 10000000, default: 500000, description: 'Most records (customers, accounts, beneficiaries, messages) one partner may hold' }), 'SANDBOX_MAX_RECORDS', 'max-records'),
+  maxAgents: option(Type.Integer({ minimum: 1, maximum: 999, default: 100, description: 'Most agents one partner may have (fresh agents included)' }), 'SANDBOX_MAX_AGENTS', 'max-agents'),
+  requestTimeout: option(Type.Integer({ minimum: 1000, maximum: 600000, default: 30000, description: 'Milliseconds a request may take to arrive and be answered' }), 'SANDBOX_REQUEST_TIMEOUT', 'request-timeout'),
+  maxEventLoopDelay: option(Type.Integer({ minimum: 50, maximum: 60000, default: 1000, description: 'Event-loop delay in ms above which requests get 503 with Retry-After' }), 'SANDBOX_MAX_EVENT_LOOP_DELAY', 'max-event-loop-delay'),
+  shutdownTimeout: option(Type.Integer({ minimum: 100, maximum: 60000, default: 4000, description: 'Milliseconds in-flight requests get to finish on SIGTERM/SIGINT' }), 'SANDBOX_SHUTDOWN_TIMEOUT', 'shutdown-timeout'),
+  deprecationDate: option(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', default: '2026-01-01', description: 'Date sent in the Deprecation header of deprecated API versions (YYYY-MM-DD)' }), 'SANDBOX_DEPRECATION_DATE', 'deprecation-date')
+}, { $id: 'SandboxConfig', additionalProperties: false })
+
+export type Config = Static<typeof ConfigSchema>
+
+export interface OptionInfo {
+  key: keyof Config
+  env: string
+  flag: string
+  description: string
+  default?: unknown
+  type: 'integer' | 'string'
+}
+
+export const OPTIONS: OptionInfo[] = Object.entries(ConfigSchema.properties).map(([key, s]) => ({
+  key: key as keyof Config,
+  env: s.env,
+  flag: s.flag,
+  description: s.description ?? '',
+  default: s.default,
+  type: s.type === 'integer' ? 'integer' : 'string'
+}))
+
+export class ConfigError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Reads the options from environment variables (strings), ignoring empty values. */
+export function fromEnv (env: NodeJS.ProcessEnv): Record<string, string> {
+  const raw: Record<string, string> = {}
+  for (const o of OPTIONS) {
+    const v = env[o.env]
+    if (v !== undefined && v !== '') raw[o.key] = v
+  }
+  return raw
+}
+
+/**
+ * Turns raw option values (strings from env/flags, or typed values from tests) into a checked Config.
+ * The first invalid option stops everything with a message naming it by flag and environment variable.
+ */
+export function loadConfig (raw: Record<string, unknown> = {}): Config {
+  const input: Record<string, unknown> = {}
+  for (const o of OPTIONS) {
+    const v = raw[o.key]
+    if (v === undefined) continue
+    if (o.type === 'integer' && typeof v === 'string') {
+      input[o.key] = /^-?\d+$/.test(v.trim()) ? Number(v) : v
+    } else {
+      input[o.key] = v
+    }
+  }
+  for (const key of Object.keys(raw)) {
+    if (!OPTIONS.some((o) => o.key === key)) throw new ConfigError(`unknown option "${key}"`)
+  }
+  const withDefaults = Value.Default(ConfigSchema, input)
+  const first = Value.Errors(ConfigSchema, withDefaults).First()
+  if (first) {
+    const key = first.path.split('/')[1] as keyof Config
+    const o = OPTIONS.find((x) => x.key === key)
+    const name = o ? `--${o.flag} / ${o.env}` : key
+    throw new ConfigError(`invalid option ${name} = ${JSON.stringify(first.value)}: ${describe(first.schema)}`)
+  }
+  const config = withDefaults as Config
+  if (config.publicUrl === undefined) config.publicUrl = `http://localhost:${config.port}`
+  config.publicUrl = config.publicUrl.replace(/\/+$/, '')
+  if (Number.isNaN(Date.parse(config.deprecationDate))) {
+    throw new ConfigError(`invalid option --deprecation-date / SANDBOX_DEPRECATION_DATE = "${config.deprecationDate}": expected a real date YYYY-MM-DD`)
+  }
+  return config
+}
+
+function describe (schema: TSchema): string {
+  if (schema.anyOf) return `expected one of ${schema.anyOf.map((s: TSchema) => s.const).join(', ')}`
+  const parts: string[] = [`expected ${schema.type === 'integer' ? 'an integer' : 'a string'}`]
+  if (schema.minimum !== undefined) parts.push(`from ${schema.minimum} to ${schema.maximum}`)
+  if (schema.minLength !== undefined) parts.push(`of at least ${schema.minLength} characters`)
+  if (schema.pattern !== undefined) parts.push(`matching ${schema.pattern}`)
+  return parts.join(' ')
+}

@@ -1,0 +1,87 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import fp from 'fastify-plugin'
+import { SandboxError } from '../errors.js'
+import { TokenError, type AccessClaims, type TokenVerifier } from '../auth/verify.js'
+import type { Tenant, World } from '../store/world.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** spec 4.13: the route needs no token and no Agent-Id. */
+    public?: boolean
+    /** A sandbox control route: token needed, Agent-Id not (the partner acts, not one agent). */
+    partnerOnly?: boolean
+  }
+  interface FastifyRequest {
+    token: AccessClaims | null
+    tenant: Tenant | null
+  }
+}
+
+const CHALLENGE = 'Bearer realm="sandbox"'
+
+function invalidToken (reason: string): SandboxError {
+  return new SandboxError('SANDBOX_ERR_TOKEN_INVALID', `Invalid access token: ${reason}`, [], {
+    'www-authenticate': `${CHALLENGE}, error="invalid_token", error_description="${reason.replace(/"/g, "'")}"`
+  })
+}
+
+/** The bearer token of the Authorization header (RFC 6750 2.1), or an error saying what is wrong. */
+function bearer (request: FastifyRequest): string {
+  const header = request.headers.authorization
+  if (header === undefined || header === '') {
+    throw new SandboxError('SANDBOX_ERR_TOKEN_MISSING', 'Full authentication is required to access this resource: send Authorization: Bearer <access token>', [], { 'www-authenticate': CHALLENGE })
+  }
+  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header)
+  if (m === null) throw invalidToken('the Authorization header must be "Bearer <access token>"')
+  return m[1]
+}
+
+/**
+ * The resource-server side of spec 5, for the routes of the context it is registered in:
+ * onRequest verifies the bearer token (401), preHandler binds the Agent-Id to it (403) once the
+ * schema has checked the header is there (400). Routes flagged public skip both.
+ */
+async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVerifier, world: World }): Promise<void> {
+  const { verifier, world } = opts
+  fastify.decorateRequest('token', null)
+  fastify.decorateRequest('tenant', null)
+
+  fastify.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (request.routeOptions.config.public === true) return done()
+    let token: string
+    try {
+      token = bearer(request)
+    } catch (err) {
+      return done(err as Error)
+    }
+    verifier.verify(token).then((claims) => {
+      if (world.partner(claims.clientId) === undefined) throw new TokenError('the client of the access token no longer exists')
+      request.token = claims
+      done()
+    }, (err: unknown) => done(err instanceof TokenError ? invalidToken(err.reason) : err as Error))
+  })
+
+  fastify.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const config = request.routeOptions.config
+    if (config.public === true || config.partnerOnly === true || request.token === null) return done()
+    const claims = request.token
+    const agentId = request.headers['agent-id'] as string
+    const partner = world.partner(claims.clientId)
+    // a user acts for its own agents; a client for every agent its partner has now (fresh agents included)
+    const bound = claims.username !== undefined ? claims.agentIds.includes(agentId) : partner?.agents.has(agentId) === true
+    if (!bound) {
+      return done(new SandboxError('SANDBOX_ERR_AGENT_FORBIDDEN',
+        `Agent-Id '${agentId}' is not bound to ${claims.username !== undefined ? `user '${claims.username}'` : `client '${claims.clientId}'`}`))
+    }
+    request.tenant = { partnerId: claims.clientId, agentId, userId: claims.username }
+    done()
+  })
+}
+
+export default fp(authPlugin, { name: 'sandbox-auth' })
+
+/** The tenant of a request that passed the auth hooks (routes use it right away). */
+export function tenantOf (request: FastifyRequest): Tenant {
+  if (request.tenant === null) throw new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
+  return request.tenant
+}

@@ -1,0 +1,116 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import FindMyWay from 'find-my-way'
+import type { ErrorObject } from 'ajv'
+import { SandboxError, errorBody, validationFailed } from '../errors.js'
+import './validation.js'
+import { fieldErrorsFromAjv } from '../schemas/validation.js'
+import type { Reference } from '../seed/fixtures.js'
+import { KNOWN_VERSION_PATH, UNKNOWN_VERSION_PATH } from './versions.js'
+
+type ValidationError = FastifyError & { validation: ErrorObject[], validationContext: string }
+
+/** The path of the request as the client sent it (before version rewriting), without the query. */
+export function requestPath (request: FastifyRequest): string {
+  const url = request.originalUrl
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
+function fromValidation (error: ValidationError, request: FastifyRequest, ref: Reference): SandboxError {
+  const context = error.validationContext
+  const fieldErrors = fieldErrorsFromAjv(error.validation)
+  if (context === 'headers' && fieldErrors.some((e) => e.field === 'Agent-Id' && e.code === 'NotNull')) {
+    return new SandboxError('SANDBOX_ERR_AGENT_ID_MISSING', "Required request header 'Agent-Id' for method parameter type String is not present")
+  }
+  if (context === 'body' && (request.body === undefined || request.body === null)) {
+    return new SandboxError('SANDBOX_ERR_BODY_MISSING', 'Required request body is missing')
+  }
+  const config = request.routeOptions.config
+  if (context === 'body' && config.rules !== undefined) {
+    // Bean Validation reports every violation at once: add the rule violations of fields the schema passed
+    const failed = new Set(fieldErrors.map((e) => e.field))
+    for (const e of config.rules(request.body, ref)) if (!failed.has(e.field)) fieldErrors.push(e)
+  }
+  if (context === 'body') return validationFailed(config.objectName ?? 'request', fieldErrors)
+  // parameters and headers: Spring's ConstraintViolationException wording, "field: message"
+  return new SandboxError('SANDBOX_ERR_VALIDATION', fieldErrors.map((e) => `${e.field}: ${e.defaultMessage}`).join(', '), fieldErrors)
+}
+
+/** Maps anything thrown to an entry of the catalogue; unknown faults become a bare 500. */
+function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Reference): SandboxError {
+  if (error instanceof SandboxError) return error
+  if ((error as ValidationError).validation !== undefined) return fromValidation(error as ValidationError, request, ref)
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new SandboxError('SANDBOX_ERR_MEDIA_TYPE', `Content-Type '${request.headers['content-type'] ?? ''}' is not supported; send application/json`)
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new SandboxError('SANDBOX_ERR_BODY_TOO_LARGE', `Request body is larger than the limit of ${request.routeOptions.bodyLimit ?? 0} bytes`)
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new SandboxError('SANDBOX_ERR_BODY_MISSING', 'Required request body is missing')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new SandboxError('SANDBOX_ERR_MALFORMED_JSON', 'JSON parse error: the request body is not valid JSON')
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) {
+    return new SandboxError('SANDBOX_ERR_MALFORMED_JSON', `JSON parse error: ${error.message}`)
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    // Fastify's own client errors (content length, bad URL...): their messages name no internals
+    const code = error.statusCode === 413 ? 'SANDBOX_ERR_BODY_TOO_LARGE' : error.statusCode === 415 ? 'SANDBOX_ERR_MEDIA_TYPE' : 'SANDBOX_ERR_VALIDATION'
+    const e = new SandboxError(code, error.message)
+    Object.assign(e, { statusCode: error.statusCode })
+    return e
+  }
+  return new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
+}
+
+export function sendError (reply: FastifyReply, request: FastifyRequest, err: SandboxError): FastifyReply {
+  return reply
+    .code(err.statusCode)
+    .headers(err.headers)
+    .header('x-sandbox-error', err.code)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(err.statusCode, err.message, requestPath(request), err.fieldErrors))
+}
+
+/**
+ * The one place error bodies are made: the error handler (every thrown or validation error), the
+ * not-found handler (404, or 405 with Allow when the path exists for other methods).
+ */
+async function errorsPlugin (fastify: FastifyInstance, opts: { reference: Reference }): Promise<void> {
+  // every route is also kept in a router of its own, to tell 405 (path exists) from 404
+  const routes = FindMyWay({ ignoreTrailingSlash: false })
+  const methods = new Set<string>()
+  fastify.addHook('onRoute', (route) => {
+    const list = Array.isArray(route.method) ? route.method : [route.method]
+    for (const m of list) {
+      methods.add(m)
+      try {
+        routes.on(m as never, route.url, () => {})
+      } catch { /* the same path registered twice (prefixed copies): already known */ }
+    }
+  })
+
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    const err = toSandboxError(error, request, opts.reference)
+    if (err.statusCode >= 500 && err.code === 'SANDBOX_ERR_INTERNAL') request.log.error({ err: error }, 'unexpected error')
+    else request.log.info({ code: err.code, status: err.statusCode }, err.message)
+    return sendError(reply, request, err)
+  })
+
+  fastify.setNotFoundHandler((request, reply) => {
+    const path = requestPath(request)
+    if (UNKNOWN_VERSION_PATH.test(path) && !KNOWN_VERSION_PATH.test(path)) {
+      const version = path.split('/')[1]
+      return sendError(reply, request, new SandboxError('SANDBOX_ERR_VERSION_NOT_FOUND', `API version ${version} does not exist`))
+    }
+    const routeUrl = request.url.split('?')[0]
+    const allowed = [...methods].filter((m) => m !== request.method && routes.find(m as never, routeUrl, {}) !== null)
+    if (allowed.length > 0) {
+      return sendError(reply, request, new SandboxError('SANDBOX_ERR_METHOD_NOT_ALLOWED', `Request method '${request.method}' is not supported`, [], { allow: allowed.join(', ') }))
+    }
+    return sendError(reply, request, new SandboxError('SANDBOX_ERR_ROUTE_NOT_FOUND', `No endpoint ${request.method} ${path}`))
+  })
+}
+
+export default fp(errorsPlugin, { name: 'sandbox-errors' })

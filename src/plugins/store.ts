@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { ConfigError, type Config } from '../config.js'
+import { API_SCHEMAS } from '../schemas/index.js'
+import { createValidator } from '../schemas/validation.js'
+import { ScenarioControl } from '../seed/control.js'
+import { loadReference, type Reference } from '../seed/fixtures.js'
+import { ScenarioLibrary } from '../seed/scenarios.js'
+import { createRepos, type Repos } from '../store/index.js'
+import { FilePersistence } from '../store/persistence.js'
+import { World, memoryPersistence } from '../store/world.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    world: World
+    repos: Repos
+    control: ScenarioControl
+    scenarios: ScenarioLibrary
+    reference: Reference
+  }
+}
+
+/**
+ * The data: fixtures and scenarios checked against the API schemas (a file that could not be served
+ * stops the start), then the partners from the data dir, or from the start scenario on a first start.
+ */
+async function storePlugin (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
+  const { config } = opts
+  const validator = createValidator(API_SCHEMAS)
+  const reference = loadReference(validator)
+  const scenarios = new ScenarioLibrary(validator, reference)
+  if (!scenarios.has(config.scenario)) {
+    throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
+  }
+  const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir)
+  const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, files ?? memoryPersistence)
+  const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed })
+  const saved = files === undefined ? [] : await files.loadAll()
+  if (saved.length > 0) control.restore(saved)
+  else await control.loadStart()
+
+  fastify.decorate('world', world)
+  fastify.decorate('repos', createRepos(world))
+  fastify.decorate('control', control)
+  fastify.decorate('scenarios', scenarios)
+  fastify.decorate('reference', reference)
+  // on close, every pending batch reaches the disk before the process may exit
+  fastify.addHook('onClose', async () => { await world.close() })
+}
+
+export default fp(storePlugin, { name: 'sandbox-store' })

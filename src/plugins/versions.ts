@@ -1,0 +1,52 @@
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+
+/** spec 9: the versions of the API and their status. */
+export const VERSIONS: Record<string, 'latest' | 'deprecated' | 'supported'> = {
+  4.1: 'latest',
+  '4.0': 'deprecated',
+  3.1: 'deprecated',
+  '3.0': 'deprecated',
+  2.1: 'deprecated',
+  '2.0': 'deprecated',
+  1.3: 'supported'
+}
+export const LATEST_VERSION = '4.1'
+
+const VERSION_ALTERNATION = Object.keys(VERSIONS).map((v) => v.replace('.', '\\.')).join('|')
+export const KNOWN_VERSION_PATH = new RegExp(`^/(${VERSION_ALTERNATION})/api(/|\\?|$)`)
+export const UNKNOWN_VERSION_PATH = /^\/\d+(\.\d+)*\/api(\/|\?|$)/
+
+type VersionedRequest = IncomingMessage & { sandboxApiVersion?: string }
+
+/**
+ * spec 9: /{version}/api/... serves the same operations as /api/... . The version is taken off the URL
+ * before routing (one set of routes for every version) and remembered on the request for the headers.
+ */
+export function rewriteVersionedUrl (req: IncomingMessage): string {
+  const url = req.url ?? '/'
+  const m = KNOWN_VERSION_PATH.exec(url)
+  if (m === null) return url
+  ;(req as VersionedRequest).sandboxApiVersion = m[1]
+  return url.slice(m[1].length + 1)
+}
+
+export function apiVersionOf (req: IncomingMessage): string {
+  return (req as VersionedRequest).sandboxApiVersion ?? LATEST_VERSION
+}
+
+/** Deprecated versions answer with Deprecation (RFC 9745, a date) and a Link to their documentation. */
+async function versionsPlugin (fastify: FastifyInstance, opts: { deprecationDate: string, publicUrl: string }): Promise<void> {
+  const deprecation = `@${Math.floor(Date.parse(`${opts.deprecationDate}T00:00:00Z`) / 1000)}`
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const version = (request.raw as VersionedRequest).sandboxApiVersion
+    if (version !== undefined && VERSIONS[version] === 'deprecated') {
+      reply.header('deprecation', deprecation)
+      reply.header('link', `<${opts.publicUrl}/${version}/api/docs/apidocs>; rel="deprecation"; type="text/html"`)
+    }
+    done()
+  })
+}
+
+export default fp(versionsPlugin, { name: 'sandbox-versions' })

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { AgentIdHeaders, errorResponses, ref } from '../../schemas/common.js'
+import { PublicAccountPage, PublicAccountQuery } from '../../schemas/public-accounts.js'
+import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+
+export default async function publicAccounts (fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const repo = fastify.repos.reference
+
+  app.get('/accounts/public', {
+    schema: {
+      tags: ['public accounts'],
+      summary: 'List accounts of public entities',
+      description: `spec 4.15: accounts of South African public entities that payments can be made to; with name, only the account of that name (case-insensitive). ${LIST_NOTE}`,
+      security: SECURED,
+      headers: AgentIdHeaders,
+      querystring: PublicAccountQuery,
+      response: { 200: ref(PublicAccountPage), ...errorResponses(400, 401, 403) }
+    }
+  }, async (request) => pageReply('publicAccounts', repo.publicAccounts(request.query, request.query.name)))
+}

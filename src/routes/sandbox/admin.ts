@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { sameSecret } from '../../auth/password-grant.js'
+import { SandboxError } from '../../errors.js'
+import { errorResponses, ref } from '../../schemas/common.js'
+import { PartnerList, RegisterPartnerRequest, RegisteredPartner, ResetRequest } from '../../schemas/sandbox.js'
+import { partnerSummary } from '../../seed/control.js'
+import { ADMIN_SECURITY } from './shared.js'
+
+/** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time. */
+export default async function adminControl (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { control, world } = fastify
+
+  fastify.addHook('onRequest', async (request: FastifyRequest) => {
+    if (opts.adminToken === undefined) {
+      throw new SandboxError('SANDBOX_ERR_ADMIN_DISABLED', 'Operator endpoints are disabled: start the sandbox with SANDBOX_ADMIN_TOKEN (or --admin-token) set to a secret of at least 16 characters')
+    }
+    const m = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
+    if (m === null || !sameSecret(m[1], opts.adminToken)) {
+      throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Operator endpoints need Authorization: Bearer <SANDBOX_ADMIN_TOKEN>', [], { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
+    }
+  })
+  const config = { public: true }
+
+  app.post('/reset', {
+    schema: {
+      tags: ['sandbox operator'],
+      summary: 'Reset every partner',
+      description: 'Every partner back to the start of a scenario (the start scenario by default); fresh agents are removed, registered partners keep their credentials.',
+      security: ADMIN_SECURITY,
+      body: Type.Optional(ResetRequest),
+      response: { 200: ref(PartnerList), ...errorResponses(400, 401, 403) }
+    },
+    config
+  }, async (request) => ({ partners: await control.resetAll(request.body?.scenario, request.body?.seed) }))
+
+  app.get('/partners', {
+    schema: { tags: ['sandbox operator'], summary: 'List every partner', security: ADMIN_SECURITY, response: { 200: ref(PartnerList), ...errorResponses(401, 403) } },
+    config
+  }, async () => ({ partners: [...world.partners.values()].map(partnerSummary) }))
+
+  app.post('/partners', {
+    schema: {
+      tags: ['sandbox operator'],
+      summary: 'Register a partner',
+      description: 'A new OAuth client with its own agents, filled from a scenario. The answer carries the client secret (shown once) and the token URL.',
+      security: ADMIN_SECURITY,
+      body: Type.Optional(RegisterPartnerRequest),
+      response: { 200: ref(RegisteredPartner), ...errorResponses(400, 401, 403, 409) }
+    },
+    config
+  }, async (request) => ({ ...await control.registerPartner(request.body ?? {}), tokenUrl: opts.tokenUrl }))
+}

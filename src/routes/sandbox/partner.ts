@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { errorResponses, ref } from '../../schemas/common.js'
+import { AgentIdParam, AgentRequest, AgentSummary, PartnerSummary, ResetRequest, ScenarioList } from '../../schemas/sandbox.js'
+import { partnerSummary } from '../../seed/control.js'
+import { PARTNER_SECURITY, partnerOf } from './shared.js'
+
+/** What a partner does to its own data, with its own token: inspect, reset, fresh agents. */
+export default async function partnerControl (fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { control, scenarios, world } = fastify
+  const config = { partnerOnly: true }
+
+  app.get('/scenarios', {
+    schema: {
+      tags: ['sandbox'],
+      summary: 'List the scenarios',
+      description: 'The built-in scenarios a partner can reset to.',
+      security: PARTNER_SECURITY,
+      response: { 200: ref(ScenarioList), ...errorResponses(401) }
+    },
+    config
+  }, async () => ({ scenarios: scenarios.summaries() }))
+
+  app.get('/state', {
+    schema: {
+      tags: ['sandbox'],
+      summary: "Show the partner's sandbox state",
+      description: "The partner's scenario, seed, agents (with record counts), test users and guarantees.",
+      security: PARTNER_SECURITY,
+      response: { 200: ref(PartnerSummary), ...errorResponses(401) }
+    },
+    config
+  }, async (request) => partnerSummary(world.partner(partnerOf(request))!))
+
+  app.post('/reset', {
+    schema: {
+      tags: ['sandbox'],
+      summary: "Reset the partner's data to the start of a scenario",
+      description: "Only this partner's scenario agents change; other partners and this partner's fresh agents are untouched. " +
+        'Without a body, back to the start of the current scenario and seed. Works while traffic flows: the new data replaces the old at once.',
+      security: PARTNER_SECURITY,
+      body: Type.Optional(ResetRequest),
+      response: { 200: ref(PartnerSummary), ...errorResponses(400, 401) }
+    },
+    config
+  }, async (request) => await control.resetPartner(partnerOf(request), request.body?.scenario, request.body?.seed))
+
+  app.post('/agents', {
+    schema: {
+      tags: ['sandbox'],
+      summary: 'Create a fresh agent',
+      description: 'A new agent of the partner, seeded from a scenario, for one CI run: nobody else sees or changes its data. ' +
+        'Existing tokens of the partner work for it at once (Agent-Id). Delete it when the run ends.',
+      security: PARTNER_SECURITY,
+      body: Type.Optional(AgentRequest),
+      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 403) }
+    },
+    config
+  }, async (request) => await control.createAgent(partnerOf(request), request.body ?? {}))
+
+  app.post('/agents/:agentId/reset', {
+    schema: {
+      tags: ['sandbox'],
+      summary: 'Reset one agent',
+      description: "One agent of the partner back to the start of a scenario; the partner's other agents are untouched.",
+      security: PARTNER_SECURITY,
+      params: AgentIdParam,
+      body: Type.Optional(ResetRequest),
+      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 404) }
+    },
+    config
+  }, async (request) => await control.resetAgent(partnerOf(request), request.params.agentId, request.body ?? {}))
+
+  app.delete('/agents/:agentId', {
+    schema: {
+      tags: ['sandbox'],
+      summary: 'Delete a fresh agent',
+      description: 'Removes a fresh agent and its data. Scenario agents cannot be deleted (409).',
+      security: PARTNER_SECURITY,
+      params: AgentIdParam,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 404, 409) }
+    },
+    config
+  }, async (request, reply) => {
+    await control.deleteAgent(partnerOf(request), request.params.agentId)
+    return reply.code(204).send(null)
+  })
+}

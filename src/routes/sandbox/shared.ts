@@ -1,0 +1,11 @@
+import type { FastifyRequest } from 'fastify'
+import { SandboxError } from '../../errors.js'
+
+/** The control API acts for the partner of the token (any token of the partner, no Agent-Id). */
+export function partnerOf (request: FastifyRequest): string {
+  if (request.token === null) throw new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
+  return request.token.clientId
+}
+
+export const PARTNER_SECURITY: Array<Record<string, string[]>> = [{ sandboxOAuth: [] }, { bearerAuth: [] }]
+export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ adminToken: [] }]

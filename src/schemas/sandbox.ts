@@ -1,0 +1,97 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { ref } from './common.js'
+
+/* The sandbox's own control API (/__sandbox): not part of the bank's API. */
+
+const ScenarioName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'A scenario of GET /__sandbox/scenarios' })
+const Seed = Type.Integer({ minimum: 0, maximum: 2147483647, description: "Seed of the generated data; default the scenario's (or, with no scenario given, the current one)" })
+
+export const ResetRequest = Type.Object({
+  scenario: Type.Optional(ScenarioName),
+  seed: Type.Optional(Seed)
+}, { $id: 'SandboxResetRequest', title: 'SandboxResetRequest' })
+export type ResetRequest = Static<typeof ResetRequest>
+
+export const AgentRequest = Type.Object({
+  scenario: Type.Optional(ScenarioName),
+  seed: Type.Optional(Seed),
+  like: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$', description: "The scenario agent to copy (its generated data and fixed records, ids re-prefixed with the new agent's id); default the partner's first scenario agent" })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 }))
+}, { $id: 'SandboxAgentRequest', title: 'SandboxAgentRequest' })
+export type AgentRequest = Static<typeof AgentRequest>
+
+export const AgentIdParam = Type.Object({ agentId: Type.String({ pattern: '^[0-9]{4,7}$' }) })
+
+export const AgentSummary = Type.Object({
+  agentId: Type.String(),
+  name: Type.String(),
+  fresh: Type.Boolean({ description: 'Created with POST /__sandbox/agents (deletable)' }),
+  like: Type.String({ description: 'The scenario agent whose data it was built as' }),
+  scenario: Type.String(),
+  seed: Type.Integer(),
+  customers: Type.Integer(),
+  accounts: Type.Integer(),
+  beneficiaries: Type.Integer(),
+  messages: Type.Integer()
+}, { $id: 'SandboxAgentSummary', title: 'SandboxAgentSummary' })
+
+export const PartnerSummary = Type.Object({
+  partnerId: Type.String(),
+  name: Type.String(),
+  scenario: Type.String(),
+  seed: Type.Integer(),
+  agents: Type.Array(ref(AgentSummary)),
+  users: Type.Array(Type.String()),
+  guarantees: Type.Integer()
+}, { $id: 'SandboxPartnerSummary', title: 'SandboxPartnerSummary' })
+
+export const ScenarioSummary = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  seed: Type.Integer(),
+  partners: Type.Array(Type.Object({ id: Type.String(), agents: Type.Array(Type.String()), users: Type.Array(Type.String()) }))
+}, { $id: 'SandboxScenario', title: 'SandboxScenario' })
+
+export const ScenarioList = Type.Object({ scenarios: Type.Array(ref(ScenarioSummary)) }, { $id: 'SandboxScenarioList', title: 'SandboxScenarioList' })
+
+export const GuaranteeRequest = Type.Object({
+  guaranteeId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Assigned when absent' })),
+  state: Type.Union([Type.Literal('VALID'), Type.Literal('INVALID')])
+}, { $id: 'SandboxGuaranteeRequest', title: 'SandboxGuaranteeRequest' })
+export type GuaranteeRequest = Static<typeof GuaranteeRequest>
+
+export const GuaranteeStateRequest = Type.Object({
+  state: Type.Union([Type.Literal('VALID'), Type.Literal('INVALID')])
+}, { $id: 'SandboxGuaranteeStateRequest', title: 'SandboxGuaranteeStateRequest' })
+
+export const Guarantee = Type.Object({
+  guaranteeId: Type.String(),
+  state: Type.String()
+}, { $id: 'SandboxGuarantee', title: 'SandboxGuarantee' })
+
+export const GuaranteeList = Type.Object({ guarantees: Type.Array(ref(Guarantee)) }, { $id: 'SandboxGuaranteeList', title: 'SandboxGuaranteeList' })
+
+export const GuaranteeIdParam = Type.Object({ guaranteeId: Type.String({ minLength: 1, maxLength: 255 }) })
+
+export const RegisterPartnerRequest = Type.Object({
+  clientId: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9-]{2,63}$', description: 'Client id to register; generated when absent' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  agents: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1, description: 'How many agents the partner gets' })),
+  redirectUris: Type.Optional(Type.Array(Type.String({ pattern: '^https?://[^\\s]+$' }), { maxItems: 20 })),
+  scenario: Type.Optional(ScenarioName),
+  seed: Type.Optional(Seed)
+}, { $id: 'SandboxRegisterPartnerRequest', title: 'SandboxRegisterPartnerRequest' })
+export type RegisterPartnerRequest = Static<typeof RegisterPartnerRequest>
+
+export const RegisteredPartner = Type.Object({
+  clientId: Type.String(),
+  clientSecret: Type.String({ description: 'Shown once; keep it' }),
+  agentIds: Type.Array(Type.String()),
+  tokenUrl: Type.String(),
+  summary: ref(PartnerSummary)
+}, { $id: 'SandboxRegisteredPartner', title: 'SandboxRegisteredPartner' })
+
+export const PartnerList = Type.Object({ partners: Type.Array(ref(PartnerSummary)) }, { $id: 'SandboxPartnerList', title: 'SandboxPartnerList' })
+
+export const SANDBOX_SCHEMAS = [ResetRequest, AgentRequest, AgentSummary, PartnerSummary, ScenarioSummary, ScenarioList,
+  GuaranteeRequest, GuaranteeStateRequest, Guarantee, GuaranteeList, RegisterPartnerRequest, RegisteredPartner, PartnerList]

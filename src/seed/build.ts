@@ -1,0 +1,172 @@
+import type { Ajv } from 'ajv'
+import { AgentStore } from '../store/agent.js'
+import { buildAccount } from '../store/accounts.js'
+import { buildBeneficiary } from '../store/beneficiaries.js'
+import { buildCustomer, displayName, normaliseParty } from '../store/customers.js'
+import { buildMessage } from '../store/messages.js'
+import type { AgentSnapshot, Guarantee, PartnerSnapshot } from '../store/records.js'
+import { PARTNER_FILE_FORMAT } from '../store/records.js'
+import type { Party } from '../schemas/customers.js'
+import { checkAgainst } from './check.js'
+import { hashSeed, seededFaker } from './faker.js'
+import type { Reference } from './fixtures.js'
+import { Generator } from './generators.js'
+import { settingsFor, type AgentRecords, type LoadedScenario } from './scenarios.js'
+
+export interface BuildContext {
+  reference: Reference
+  validator: Ajv
+}
+
+export interface AgentSpec {
+  id: string
+  name: string
+  fresh: boolean
+  /** Build the agent as this scenario agent (its settings, seed and hand-written records, ids re-prefixed). */
+  like?: string
+}
+
+/** What a partner keeps across resets: identity and credentials (and, for registered partners, its agents). */
+export interface PartnerIdentity {
+  id: string
+  number: number
+  name: string
+  secret: string
+  redirectUris: string[]
+  registered: boolean
+  agents: Array<{ id: string, name: string }>
+}
+
+const ZERO_SEQ = { customer: 0, account: 0, beneficiary: 0, message: 0 }
+
+/** The records of one agent at the start of a scenario: hand-written first, then generated from the seed. */
+export function buildAgent (ctx: BuildContext, loaded: LoadedScenario, seed: number, spec: AgentSpec): AgentSnapshot {
+  const { scenario } = loaded
+  const like = spec.like ?? spec.id
+  const store = new AgentStore({
+    id: spec.id,
+    name: spec.name,
+    fresh: spec.fresh,
+    like,
+    scenario: scenario.name,
+    seed,
+    seq: { ...ZERO_SEQ },
+    customers: [],
+    accounts: [],
+    beneficiaries: [],
+    messages: []
+  })
+  const records = loaded.records.get(like)
+  if (records !== undefined) {
+    const rename = (id: string): string => like === spec.id ? id : `${spec.id}${id.slice(like.length)}`
+    addHandWritten(store, records, rename, ctx.reference, scenario.referenceDate)
+  }
+  const settings = settingsFor(scenario, like)
+  const gen = new Generator(seededFaker(hashSeed(seed, like)), ctx.reference, settings, scenario.referenceDate)
+  for (let i = 0; i < settings.customers; i++) addGeneratedCustomer(store, gen)
+
+  const snapshot = store.snapshot()
+  checkRecords(ctx.validator, snapshot, `scenario ${scenario.name}, agent ${spec.id}`)
+  return snapshot
+}
+
+function addHandWritten (store: AgentStore, records: AgentRecords, rename: (id: string) => string, ref: Reference, referenceDate: string): void {
+  const holders = new Map<string, Party>(records.customers.map((c) => [c.customerId, normaliseParty(c.defaultCustomer, ref)]))
+  for (const a of records.accounts) {
+    store.addAccount(buildAccount(store, ref, {
+      id: rename(a.id),
+      number: rename(a.number),
+      customerId: rename(a.customerId),
+      holder: holders.get(a.customerId)!,
+      product: ref.productsByCode.get(a.productCode)!,
+      openedDate: a.openedDate,
+      closedDate: a.closedDate,
+      amount: a.amount
+    }))
+  }
+  for (const c of records.customers) {
+    const hasOwnAccount = c.defaultAccountNumber !== undefined
+    const { customer, account } = buildCustomer(store, { ...c, createCallAccount: hasOwnAccount ? false : c.createCallAccount }, ref, {
+      openedDate: referenceDate,
+      customerId: rename(c.customerId)
+    })
+    store.addCustomer(hasOwnAccount ? { ...customer, defaultAccountNumber: rename(c.defaultAccountNumber!) } : customer)
+    if (account !== undefined) store.addAccount(account)
+  }
+  for (const b of records.beneficiaries) {
+    store.addBeneficiary(buildBeneficiary(store, ref, rename(b.customerId), b, rename(b.beneficiaryId)))
+  }
+  for (const m of records.messages) {
+    store.addMessage(buildMessage(store, rename(m.customerId), m, m.dateCreated, rename(m.id)))
+  }
+}
+
+function addGeneratedCustomer (store: AgentStore, gen: Generator): void {
+  const { settings, ref } = gen
+  const openedDate = gen.pastDate(5 * 365)
+  const { customer, account } = buildCustomer(store, gen.customerRequest(), ref, { openedDate, amount: gen.amount() })
+  store.addCustomer(customer)
+  if (account !== undefined) store.addAccount(account)
+  const holder = customer.defaultCustomer!
+  const { customerId } = customer
+  for (let i = gen.count(settings.extraAccounts); i > 0; i--) {
+    const product = gen.extraProduct()
+    const opened = gen.pastDate(5 * 365, openedDate)
+    const closedDate = gen.chance(settings.closedAccountShare) ? gen.pastDate(5 * 365, opened) : undefined
+    store.addAccount(buildAccount(store, ref, { customerId, holder, product, openedDate: opened, closedDate, amount: closedDate === undefined ? gen.amount() : 0 }))
+  }
+  for (let i = gen.count(settings.beneficiaries); i > 0; i--) {
+    store.addBeneficiary(buildBeneficiary(store, ref, customerId, gen.beneficiaryRequest(displayName(holder))))
+  }
+  const times = Array.from({ length: gen.count(settings.messages) }, () => gen.pastDateTime(90)).sort()
+  for (const time of times) {
+    store.addMessage(buildMessage(store, customerId, gen.messageRequest(customer.defaultAccountNumber ?? customerId), time))
+  }
+}
+
+/** Every record must pass the schema it is served with (design.md): data that could not be served stops the load. */
+function checkRecords (ajv: Ajv, s: AgentSnapshot, where: string): void {
+  s.customers.forEach((c) => checkAgainst(ajv, 'CustomerRecord', c, `${where}: customer ${c.customerId}`))
+  s.accounts.forEach((a) => checkAgainst(ajv, 'Account', a, `${where}: account ${a.id}`))
+  s.beneficiaries.forEach((b) => checkAgainst(ajv, 'Beneficiary', b, `${where}: beneficiary ${b.beneficiaryId}`))
+  s.messages.forEach((m) => checkAgainst(ajv, 'CustomerMessage', m, `${where}: message ${m.id}`))
+}
+
+function guaranteesFor (loaded: LoadedScenario, partnerId: string, number: number): { guarantees: Guarantee[], seq: number } {
+  const { scenario } = loaded
+  const guarantees: Guarantee[] = (scenario.records.guarantees ?? [])
+    .filter((g) => g.partnerId === partnerId)
+    .map((g) => ({ guaranteeId: g.guaranteeId, state: g.state }))
+  let seq = 0
+  const add = (state: Guarantee['state'], n: number): void => {
+    for (let i = 0; i < n; i++) guarantees.push({ guaranteeId: `${number}${String(++seq).padStart(9, '0')}`, state })
+  }
+  add('VALID', scenario.guarantees.valid)
+  add('INVALID', scenario.guarantees.invalid)
+  return { guarantees, seq }
+}
+
+/**
+ * A partner at the start of a scenario. A partner the scenario declares gets the scenario's agents and
+ * users; any other (registered) partner keeps its own agents, filled with the scenario's generated data.
+ */
+export function buildPartner (ctx: BuildContext, loaded: LoadedScenario, seed: number, identity: PartnerIdentity): PartnerSnapshot {
+  const def = loaded.partners.get(identity.id)
+  const agents = def?.agents ?? identity.agents
+  const { guarantees, seq } = guaranteesFor(loaded, identity.id, identity.number)
+  return {
+    format: PARTNER_FILE_FORMAT,
+    id: identity.id,
+    number: def?.number ?? identity.number,
+    name: def?.name ?? identity.name,
+    secret: def?.secret ?? identity.secret,
+    redirectUris: def?.redirectUris ?? identity.redirectUris,
+    registered: identity.registered,
+    scenario: loaded.scenario.name,
+    seed,
+    users: (def?.users ?? []).map((u) => ({ ...u })),
+    guaranteeSeq: seq,
+    guarantees,
+    agents: agents.map((a) => buildAgent(ctx, loaded, seed, { id: a.id, name: a.name, fresh: false }))
+  }
+}

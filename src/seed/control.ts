@@ -1,0 +1,238 @@
+import { randomBytes } from 'node:crypto'
+import { SandboxError, notFound, validationFailed } from '../errors.js'
+import type { AgentStore } from '../store/agent.js'
+import type { Partner } from '../store/partner.js'
+import type { PartnerSnapshot } from '../store/records.js'
+import type { World } from '../store/world.js'
+import { buildAgent, buildPartner, type BuildContext, type PartnerIdentity } from './build.js'
+import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
+
+export interface AgentSummary {
+  agentId: string
+  name: string
+  fresh: boolean
+  like: string
+  scenario: string
+  seed: number
+  customers: number
+  accounts: number
+  beneficiaries: number
+  messages: number
+}
+
+export interface PartnerSummary {
+  partnerId: string
+  name: string
+  scenario: string
+  seed: number
+  agents: AgentSummary[]
+  users: string[]
+  guarantees: number
+}
+
+export interface RegisteredPartner {
+  clientId: string
+  clientSecret: string
+  agentIds: string[]
+  summary: PartnerSummary
+}
+
+export function agentSummary (a: AgentStore): AgentSummary {
+  return {
+    agentId: a.id,
+    name: a.name,
+    fresh: a.fresh,
+    like: a.like,
+    scenario: a.scenario,
+    seed: a.seed,
+    customers: a.customers.length,
+    accounts: a.accounts.length,
+    beneficiaries: a.beneficiaries.length,
+    messages: a.messages.length
+  }
+}
+
+export function partnerSummary (p: Partner): PartnerSummary {
+  return {
+    partnerId: p.id,
+    name: p.name,
+    scenario: p.scenario,
+    seed: p.seed,
+    agents: [...p.agents.values()].map(agentSummary),
+    users: p.users.map((u) => u.username),
+    guarantees: p.guarantees.size
+  }
+}
+
+function identityOf (p: Partner): PartnerIdentity {
+  return {
+    id: p.id,
+    number: p.number,
+    name: p.name,
+    secret: p.secret,
+    redirectUris: p.redirectUris,
+    registered: p.registered,
+    agents: [...p.agents.values()].filter((a) => !a.fresh).map((a) => ({ id: a.id, name: a.name }))
+  }
+}
+
+/**
+ * Resets, scenario switches, fresh agents and partner registration (the control API of /__sandbox).
+ * Each operation builds the new data first and swaps it in at once, then commits it.
+ */
+export class ScenarioControl {
+  constructor (
+    private readonly world: World,
+    private readonly library: ScenarioLibrary,
+    private readonly ctx: BuildContext,
+    private readonly start: { scenario: string, seed?: number }
+  ) {}
+
+  scenario (name: string): LoadedScenario {
+    if (!this.library.has(name)) {
+      throw validationFailed('request', [{ field: 'scenario', rejectedValue: name, code: 'KnownScenario', defaultMessage: `must be one of [${this.library.names().join(', ')}]` }])
+    }
+    return this.library.get(name)
+  }
+
+  private seedOf (loaded: LoadedScenario, seed: number | undefined): number {
+    return seed ?? loaded.scenario.seed
+  }
+
+  /** The world at first start: every partner of the start scenario. */
+  async loadStart (): Promise<void> {
+    const loaded = this.scenario(this.start.scenario)
+    const seed = this.start.seed ?? loaded.scenario.seed
+    for (const def of loaded.scenario.partners) {
+      const partner = this.world.putPartner(buildPartner(this.ctx, loaded, seed, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
+      await this.world.commit(partner)
+    }
+  }
+
+  restore (snapshots: PartnerSnapshot[]): void {
+    for (const s of snapshots) this.world.putPartner(s)
+  }
+
+  private partner (partnerId: string): Partner {
+    const p = this.world.partner(partnerId)
+    if (p === undefined) throw notFound('Partner', partnerId)
+    return p
+  }
+
+  /** A partner back to the start of a scenario; its fresh agents stay as they are (parallel CI runs own them). */
+  async resetPartner (partnerId: string, scenarioName?: string, seed?: number, keepFresh = true): Promise<PartnerSummary> {
+    const partner = this.partner(partnerId)
+    const loaded = this.scenario(scenarioName ?? partner.scenario)
+    const s = scenarioName === undefined && seed === undefined ? partner.seed : this.seedOf(loaded, seed)
+    const snapshot = buildPartner(this.ctx, loaded, s, identityOf(partner))
+    if (keepFresh) {
+      const taken = new Set(snapshot.agents.map((a) => a.id))
+      for (const a of partner.agents.values()) if (a.fresh && !taken.has(a.id)) snapshot.agents.push(a.snapshot())
+    }
+    const next = this.world.putPartner(snapshot)
+    await this.world.commit(next)
+    return partnerSummary(next)
+  }
+
+  private nextAgentId (partner: Partner): string {
+    for (let n = 1; n <= 999; n++) {
+      const id = `${partner.number}${String(n).padStart(3, '0')}`
+      if (!partner.agents.has(id) && this.world.ownerOfAgent(id) === undefined && !this.declaredElsewhere(id, partner.id)) return id
+    }
+    throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has no agent ids left`)
+  }
+
+  /** Agent ids a scenario gives to another partner stay free, so switching scenarios never collides. */
+  private declaredElsewhere (agentId: string, partnerId: string): boolean {
+    return this.library.names().some((n) => this.library.get(n).scenario.partners.some((p) => p.id !== partnerId && p.agents.some((a) => a.id === agentId)))
+  }
+
+  async createAgent (partnerId: string, opts: { scenario?: string, seed?: number, like?: string, name?: string }): Promise<AgentSummary> {
+    const partner = this.partner(partnerId)
+    if (partner.agents.size >= this.world.limits.maxAgents) {
+      throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has ${partner.agents.size} agents; the limit is ${this.world.limits.maxAgents}. Delete fresh agents you no longer need.`)
+    }
+    const loaded = this.scenario(opts.scenario ?? partner.scenario)
+    const own = loaded.partners.get(partner.id)?.agents.map((a) => a.id) ?? []
+    const all = loaded.scenario.partners.flatMap((p) => p.agents.map((a) => a.id))
+    if (opts.like !== undefined && !all.includes(opts.like)) {
+      throw validationFailed('request', [{ field: 'like', rejectedValue: opts.like, code: 'ScenarioAgent', defaultMessage: `must be an agent of scenario ${loaded.scenario.name}: [${all.join(', ')}]` }])
+    }
+    const id = this.nextAgentId(partner)
+    const snapshot = buildAgent(this.ctx, loaded, this.seedOf(loaded, opts.seed), {
+      id,
+      name: opts.name ?? `FRESH AGENT ${id}`,
+      fresh: true,
+      like: opts.like ?? own[0] ?? id
+    })
+    this.world.ensureRoom(partner, snapshot.customers.length + snapshot.accounts.length + snapshot.beneficiaries.length + snapshot.messages.length)
+    const agent = this.world.putAgent(partner, snapshot)
+    await this.world.commit(partner)
+    return agentSummary(agent)
+  }
+
+  private agent (partner: Partner, agentId: string): AgentStore {
+    const agent = partner.agents.get(agentId)
+    if (agent === undefined) throw notFound('Agent', agentId)
+    return agent
+  }
+
+  /** One agent back to the start of a scenario; the partner's other agents are untouched. */
+  async resetAgent (partnerId: string, agentId: string, opts: { scenario?: string, seed?: number }): Promise<AgentSummary> {
+    const partner = this.partner(partnerId)
+    const current = this.agent(partner, agentId)
+    const loaded = this.scenario(opts.scenario ?? current.scenario)
+    const seed = opts.scenario === undefined && opts.seed === undefined ? current.seed : this.seedOf(loaded, opts.seed)
+    const snapshot = buildAgent(this.ctx, loaded, seed, { id: agentId, name: current.name, fresh: current.fresh, like: current.like })
+    this.world.ensureRoom(partner, snapshot.customers.length + snapshot.accounts.length + snapshot.beneficiaries.length + snapshot.messages.length - current.recordCount)
+    const agent = this.world.putAgent(partner, snapshot)
+    await this.world.commit(partner)
+    return agentSummary(agent)
+  }
+
+  async deleteAgent (partnerId: string, agentId: string): Promise<void> {
+    const partner = this.partner(partnerId)
+    const agent = this.agent(partner, agentId)
+    if (!agent.fresh) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Agent ${agentId} belongs to the scenario; only fresh agents can be deleted`)
+    this.world.removeAgent(partner, agentId)
+    await this.world.commit(partner)
+  }
+
+  /** Operator: a new partner (OAuth client) with its own agents, filled from a scenario. */
+  async registerPartner (opts: { clientId?: string, name?: string, agents?: number, redirectUris?: string[], scenario?: string, seed?: number }): Promise<RegisteredPartner> {
+    const loaded = this.scenario(opts.scenario ?? this.start.scenario)
+    const id = opts.clientId ?? `partner-${randomBytes(4).toString('hex')}`
+    if (this.world.partner(id) !== undefined || this.library.names().some((n) => this.library.get(n).partners.has(id))) {
+      throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${id} is taken`)
+    }
+    const scenarioNumbers = this.library.names().flatMap((n) => this.library.get(n).scenario.partners.map((p) => p.number))
+    const number = Math.max(this.world.nextPartnerNumber(), ...scenarioNumbers.map((n) => n + 1))
+    const count = opts.agents ?? 1
+    const identity: PartnerIdentity = {
+      id,
+      number,
+      name: opts.name ?? id,
+      secret: randomBytes(24).toString('base64url'),
+      redirectUris: opts.redirectUris ?? [],
+      registered: true,
+      agents: Array.from({ length: count }, (_, i) => ({ id: `${number}${String(i + 1).padStart(3, '0')}`, name: `AGENT ${i + 1} OF ${id.toUpperCase()}` }))
+    }
+    const partner = this.world.putPartner(buildPartner(this.ctx, loaded, this.seedOf(loaded, opts.seed), identity))
+    await this.world.commit(partner)
+    return { clientId: id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
+  }
+
+  /** Operator: every partner to the start of one scenario (the start scenario by default); fresh agents go. */
+  async resetAll (scenarioName?: string, seed?: number): Promise<PartnerSummary[]> {
+    const loaded = this.scenario(scenarioName ?? this.start.scenario)
+    const s = scenarioName === undefined && seed === undefined ? this.start.seed ?? loaded.scenario.seed : this.seedOf(loaded, seed)
+    for (const def of loaded.scenario.partners) {
+      if (this.world.partner(def.id) === undefined) {
+        this.world.putPartner(buildPartner(this.ctx, loaded, s, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
+      }
+    }
+    const out: PartnerSummary[] = []
+    for (const id of [...this.world.partners.keys()]) out.push(await this.resetPartner(id, loaded.scenario.name, s, false))
+    return out
+  }
+}

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs'
+import type { Ajv } from 'ajv'
+import type { Bank } from '../schemas/banks.js'
+import type { InvestmentType } from '../schemas/investment-types.js'
+import type { PublicAccount } from '../schemas/public-accounts.js'
+import type { Product } from '../schemas/products.js'
+import { DataError, checkAgainst } from './check.js'
+
+export const FIXTURES_DIR = new URL('../../fixtures/', import.meta.url)
+
+/** The static reference data of fixtures/, checked against the API schemas and indexed. */
+export interface Reference {
+  banks: Bank[]
+  banksById: Map<string, Bank>
+  homeBank: Bank
+  investmentTypes: InvestmentType[]
+  investmentTypesById: Map<number, InvestmentType>
+  defaultInvestmentTypeId: number
+  publicAccounts: PublicAccount[]
+  publicAccountsByName: Map<string, PublicAccount>
+  products: Product[]
+  productsByCode: Map<string, Product>
+  callProduct: Product
+}
+
+function readJson (name: string): Record<string, unknown> {
+  const url = new URL(name, FIXTURES_DIR)
+  try {
+    return JSON.parse(readFileSync(url, 'utf8'))
+  } catch (err) {
+    throw new DataError(`fixtures/${name}: cannot be read as JSON (${(err as Error).message})`)
+  }
+}
+
+function list<T> (ajv: Ajv, name: string, key: string, schemaId: string, idOf: (x: T) => string | number): T[] {
+  const file = readJson(name)
+  const items = file[key]
+  if (!Array.isArray(items) || items.length === 0) throw new DataError(`fixtures/${name}: ${key} must be a non-empty array`)
+  const seen = new Set<string | number>()
+  items.forEach((item, i) => {
+    checkAgainst(ajv, schemaId, item, `fixtures/${name}: ${key}[${i}]`)
+    const id = idOf(item as T)
+    if (seen.has(id)) throw new DataError(`fixtures/${name}: ${key}[${i}]: duplicate id ${JSON.stringify(id)}`)
+    seen.add(id)
+  })
+  return items as T[]
+}
+
+export function loadReference (ajv: Ajv): Reference {
+  const banks = list<Bank>(ajv, 'banks.json', 'banks', 'Bank', (b) => b.id)
+  const banksById = new Map(banks.map((b) => [b.id, b]))
+  const homeBankId = readJson('banks.json').homeBankId as string
+  const homeBank = banksById.get(homeBankId)
+  if (homeBank === undefined) throw new DataError(`fixtures/banks.json: homeBankId ${JSON.stringify(homeBankId)} is not a bank id`)
+
+  const investmentTypes = list<InvestmentType>(ajv, 'investment-types.json', 'investmentTypes', 'InvestmentType', (t) => t.id)
+  const investmentTypesById = new Map(investmentTypes.map((t) => [t.id, t]))
+  const defaultInvestmentTypeId = readJson('investment-types.json').defaultId as number
+  if (!investmentTypesById.has(defaultInvestmentTypeId)) throw new DataError('fixtures/investment-types.json: defaultId is not an investment type id')
+
+  const publicAccounts = list<PublicAccount>(ajv, 'public-accounts.json', 'publicAccounts', 'PublicAccount', (p) => p.accountId ?? '')
+  const products = list<Product>(ajv, 'products.json', 'products', 'Product', (p) => p.productCode)
+  const callProduct = products.find((p) => p.callAccount)
+  if (callProduct === undefined) throw new DataError('fixtures/products.json: no product has callAccount true')
+
+  return {
+    banks,
+    banksById,
+    homeBank,
+    investmentTypes,
+    investmentTypesById,
+    defaultInvestmentTypeId,
+    publicAccounts,
+    publicAccountsByName: new Map(publicAccounts.map((p) => [p.name ?? '', p])),
+    products,
+    productsByCode: new Map(products.map((p) => [p.productCode, p])),
+    callProduct
+  }
+}

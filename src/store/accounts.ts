@@ -1,0 +1,81 @@
+import { notFound, validationFailed } from '../errors.js'
+import type { Paging } from '../schemas/common.js'
+import type { AccountCreateRequest } from '../schemas/accounts.js'
+import type { Party } from '../schemas/customers.js'
+import type { Product } from '../schemas/products.js'
+import type { Reference } from '../seed/fixtures.js'
+import type { AgentStore } from './agent.js'
+import { displayName } from './customers.js'
+import { pageOf } from './paging.js'
+import { compact, type StoredAccount } from './records.js'
+import type { Tenant, World } from './world.js'
+
+export interface AccountSpec {
+  customerId: string
+  holder: Party
+  product: Product
+  openedDate: string
+  closedDate?: string
+  amount?: number
+  id?: string
+  number?: string
+}
+
+/** A new account at the sandbox's bank (fixtures/banks.json homeBankId) for one holder, balance 0.00 ZAR unless given. */
+export function buildAccount (agent: AgentStore, ref: Reference, spec: AccountSpec): StoredAccount {
+  const id = spec.id ?? agent.nextId('account')
+  const number = spec.number ?? agent.nextAccountNumber()
+  const bank = ref.homeBank
+  const name = displayName(spec.holder)
+  return compact<StoredAccount>({
+    id,
+    number,
+    agentId: agent.numericId,
+    bankId: bank.id,
+    branchCode: bank.defaultBranchCode,
+    accountType: spec.product.accountType,
+    customers: [{ customerId: spec.customerId, displayName: name, provider: bank.shortName }],
+    label: `${name} - ${spec.product.name}`,
+    type: spec.product.name,
+    balance: { currency: 'ZAR', amount: spec.amount ?? 0 },
+    swiftBic: bank.swiftBic,
+    openedDate: spec.openedDate,
+    closedDate: spec.closedDate,
+    productCode: spec.product.productCode
+  })
+}
+
+export function accountsRepo (world: World) {
+  return {
+    list (tenant: Tenant, paging: Paging, customerId?: string) {
+      const agent = world.agentOf(tenant)
+      return pageOf(customerId === undefined ? agent.accounts : agent.accountsOf(customerId), paging)
+    },
+
+    findById (tenant: Tenant, accountId: string): StoredAccount {
+      const account = world.agentOf(tenant).account(accountId)
+      if (account === undefined) throw notFound('Account', accountId)
+      return account
+    },
+
+    async create (tenant: Tenant, req: AccountCreateRequest, today: string): Promise<StoredAccount> {
+      const { partner, agent } = world.resolve(tenant)
+      const customer = agent.customer(req.customerId)
+      if (customer?.defaultCustomer === undefined) {
+        throw validationFailed('accountCreateRequest', [{
+          field: 'customerId',
+          rejectedValue: req.customerId,
+          defaultMessage: "must be the id of one of the agent's customers",
+          code: 'CustomerOfAgent'
+        }])
+      }
+      // the rule KnownProduct has already checked productCode (rules/accounts.ts)
+      const product = req.productCode === undefined ? world.reference.callProduct : world.reference.productsByCode.get(req.productCode)!
+      world.ensureRoom(partner, 1)
+      const account = buildAccount(agent, world.reference, { customerId: customer.customerId, holder: customer.defaultCustomer, product, openedDate: today })
+      agent.addAccount(account)
+      await world.commit(partner)
+      return account
+    }
+  }
+}

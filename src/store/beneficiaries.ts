@@ -1,0 +1,54 @@
+import { notFound } from '../errors.js'
+import type { Paging } from '../schemas/common.js'
+import type { BeneficiaryCreateRequest } from '../schemas/beneficiaries.js'
+import type { Reference } from '../seed/fixtures.js'
+import type { AgentStore } from './agent.js'
+import { pageOf } from './paging.js'
+import { compact, type StoredBeneficiary } from './records.js'
+import type { Tenant, World } from './world.js'
+
+/**
+ * spec 4.7: the stored beneficiary echoes the request and adds beneficiaryId, bankName and branchName;
+ * branchCode defaults to the bank's default branch. The rule KnownBank has already checked bankCode.
+ */
+export function buildBeneficiary (agent: AgentStore, ref: Reference, customerId: string, req: BeneficiaryCreateRequest, beneficiaryId = agent.nextId('beneficiary')): StoredBeneficiary {
+  const bank = ref.banksById.get(req.bankCode)!
+  const branchCode = req.branchCode ?? bank.defaultBranchCode
+  return compact<StoredBeneficiary>({
+    beneficiaryId,
+    name: req.name,
+    bankCode: bank.id,
+    bankName: bank.shortName,
+    branchCode,
+    branchName: branchCode === bank.defaultBranchCode ? bank.defaultBranchName : `${bank.shortName} BRANCH ${branchCode}`,
+    accountType: req.accountType,
+    accountNumber: req.accountNumber,
+    beneficiaryReference: req.beneficiaryReference,
+    clientReference: req.clientReference,
+    accountCategory: req.accountCategory,
+    customerId
+  })
+}
+
+export function beneficiariesRepo (world: World) {
+  return {
+    list (tenant: Tenant, customerId: string, paging: Paging) {
+      return pageOf(world.resolveCustomer(tenant, customerId).agent.beneficiariesOf(customerId), paging)
+    },
+
+    findById (tenant: Tenant, customerId: string, beneficiaryId: string): StoredBeneficiary {
+      const beneficiary = world.resolveCustomer(tenant, customerId).agent.beneficiary(beneficiaryId)
+      if (beneficiary?.customerId !== customerId) throw notFound('Beneficiary', beneficiaryId)
+      return beneficiary
+    },
+
+    async create (tenant: Tenant, customerId: string, req: BeneficiaryCreateRequest): Promise<StoredBeneficiary> {
+      const { partner, agent } = world.resolveCustomer(tenant, customerId)
+      world.ensureRoom(partner, 1)
+      const beneficiary = buildBeneficiary(agent, world.reference, customerId, req)
+      agent.addBeneficiary(beneficiary)
+      await world.commit(partner)
+      return beneficiary
+    }
+  }
+}

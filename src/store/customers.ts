@@ -1,0 +1,86 @@
+import { notFound } from '../errors.js'
+import type { Paging } from '../schemas/common.js'
+import type { CustomerCreateRequest, Party } from '../schemas/customers.js'
+import type { Reference } from '../seed/fixtures.js'
+import type { AgentStore } from './agent.js'
+import { buildAccount } from './accounts.js'
+import { pageOf } from './paging.js'
+import { compact, type StoredAccount, type StoredCustomer } from './records.js'
+import type { Tenant, World } from './world.js'
+
+/** Only the Party fields of the spec, with the investment type defaulted to ITF (spec 2.5). */
+export function normaliseParty (p: Party, ref: Reference): Party {
+  return compact({
+    entityTypeId: p.entityTypeId,
+    name1: p.name1,
+    name2: p.name2,
+    mobilePhoneNumber: p.mobilePhoneNumber,
+    email: p.email,
+    kycStatus: p.kycStatus,
+    identifyingNumber: p.identifyingNumber,
+    taxNumber: p.taxNumber,
+    address: p.address,
+    investmentTypeId: p.investmentTypeId ?? ref.defaultInvestmentTypeId
+  })
+}
+
+/** How a party is named on an account: given names and surname for an individual, else the name. */
+export function displayName (p: Party): string {
+  return p.entityTypeId === '1' && p.name2 !== undefined && p.name2 !== '' ? `${p.name2} ${p.name1}` : p.name1
+}
+
+/**
+ * A new customer record built from a create request (spec 4.8) with its call account unless the
+ * deprecated createCallAccount is false. Used by POST /api/customers and by the scenario generators.
+ */
+export function buildCustomer (agent: AgentStore, req: CustomerCreateRequest, ref: Reference, opts: { openedDate: string, amount?: number, customerId?: string }):
+{ customer: StoredCustomer, account?: StoredAccount } {
+  const customerId = opts.customerId ?? agent.nextId('customer')
+  const defaultCustomer = normaliseParty(req.defaultCustomer, ref)
+  let account: StoredAccount | undefined
+  if (req.createCallAccount !== false) {
+    account = buildAccount(agent, ref, { customerId, holder: defaultCustomer, product: ref.callProduct, openedDate: opts.openedDate, amount: opts.amount })
+  }
+  const customer = compact<StoredCustomer>({
+    customerId,
+    defaultAccountNumber: account?.number,
+    customerReference: req.customerReference,
+    agentReference: req.agentReference,
+    adminFeePercent: req.adminFeePercent,
+    defaultCustomer,
+    otherCustomers: req.otherCustomers?.map((p) => normaliseParty(p, ref))
+  })
+  return { customer, account }
+}
+
+export function customersRepo (world: World) {
+  return {
+    list (tenant: Tenant, paging: Paging) {
+      return pageOf(world.agentOf(tenant).customers, paging)
+    },
+
+    findById (tenant: Tenant, customerId: string): StoredCustomer {
+      const customer = world.agentOf(tenant).customer(customerId)
+      if (customer === undefined) throw notFound('Customer', customerId)
+      return customer
+    },
+
+    /** spec 4.11: the customers linked to the token's user, of the acting agent. */
+    listOfUser (tenant: Tenant, paging: Paging) {
+      const agent = world.agentOf(tenant)
+      const user = tenant.userId === undefined ? undefined : world.partner(tenant.partnerId)?.user(tenant.userId)
+      const customers = (user?.customerIds ?? []).map((id) => agent.customer(id)).filter((c) => c !== undefined)
+      return pageOf(customers, paging)
+    },
+
+    async create (tenant: Tenant, req: CustomerCreateRequest, today: string): Promise<StoredCustomer> {
+      const { partner, agent } = world.resolve(tenant)
+      world.ensureRoom(partner, 2)
+      const { customer, account } = buildCustomer(agent, req, world.reference, { openedDate: today })
+      agent.addCustomer(customer)
+      if (account !== undefined) agent.addAccount(account)
+      await world.commit(partner)
+      return customer
+    }
+  }
+}

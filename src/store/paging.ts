@@ -1,0 +1,35 @@
+import type { Paging } from '../schemas/common.js'
+
+export interface PageInfo {
+  page: number
+  pageSize: number
+  numberOfElements: number
+  totalElements: number
+  totalPages: number
+  first: boolean
+  last: boolean
+}
+
+/**
+ * spec 2.1 paging over a list already in order: a slice, never a scan. totalPages = ceil(total/size);
+ * an empty list has totalPages 0 with first and last true; a page past the end is empty and last.
+ */
+export function pageOf<T> (items: readonly T[], paging: Paging): { page: PageInfo, items: T[] } {
+  const { page, size } = paging
+  const totalElements = items.length
+  const totalPages = Math.ceil(totalElements / size)
+  const start = page * size
+  const slice = start >= totalElements ? [] : items.slice(start, start + size)
+  return {
+    page: {
+      page,
+      pageSize: size,
+      numberOfElements: slice.length,
+      totalElements,
+      totalPages,
+      first: page === 0,
+      last: page >= totalPages - 1
+    },
+    items: slice
+  }
+}

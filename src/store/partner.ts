@@ -1,0 +1,66 @@
+import { AgentStore } from './agent.js'
+import type { AgentSnapshot, Guarantee, PartnerSnapshot, TestUser } from './records.js'
+import { PARTNER_FILE_FORMAT } from './records.js'
+
+/** A partner (OAuth client) with its agents, test users and guarantees. */
+export class Partner {
+  readonly id: string
+  readonly number: number
+  readonly name: string
+  readonly secret: string
+  readonly redirectUris: string[]
+  readonly registered: boolean
+  scenario: string
+  seed: number
+  users: TestUser[]
+  guaranteeSeq: number
+  readonly guarantees: Map<string, Guarantee>
+  readonly agents: Map<string, AgentStore>
+
+  constructor (s: PartnerSnapshot) {
+    this.id = s.id
+    this.number = s.number
+    this.name = s.name
+    this.secret = s.secret
+    this.redirectUris = s.redirectUris
+    this.registered = s.registered
+    this.scenario = s.scenario
+    this.seed = s.seed
+    this.users = s.users
+    this.guaranteeSeq = s.guaranteeSeq
+    this.guarantees = new Map(s.guarantees.map((g) => [g.guaranteeId, g]))
+    this.agents = new Map(s.agents.map((a) => [a.id, new AgentStore(a)]))
+  }
+
+  get recordCount (): number {
+    let n = 0
+    for (const a of this.agents.values()) n += a.recordCount
+    return n
+  }
+
+  user (username: string): TestUser | undefined {
+    return this.users.find((u) => u.username === username)
+  }
+
+  snapshot (): PartnerSnapshot {
+    return {
+      format: PARTNER_FILE_FORMAT,
+      id: this.id,
+      number: this.number,
+      name: this.name,
+      secret: this.secret,
+      redirectUris: this.redirectUris,
+      registered: this.registered,
+      scenario: this.scenario,
+      seed: this.seed,
+      users: this.users,
+      guaranteeSeq: this.guaranteeSeq,
+      guarantees: [...this.guarantees.values()],
+      agents: [...this.agents.values()].map((a) => a.snapshot())
+    }
+  }
+
+  agentSnapshots (): AgentSnapshot[] {
+    return [...this.agents.values()].map((a) => a.snapshot())
+  }
+}

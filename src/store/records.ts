@@ -1,0 +1,85 @@
+import type { Account } from '../schemas/accounts.js'
+import type { Beneficiary } from '../schemas/beneficiaries.js'
+import type { CustomerRecord } from '../schemas/customers.js'
+import type { CustomerMessage } from '../schemas/messages.js'
+
+/*
+ * What the store keeps. Records are immutable once stored (a change replaces the object), which lets
+ * persistence cache each record's JSON. Fields not in the API schemas (customerId on beneficiaries and
+ * messages, productCode on accounts) are internal: the response schemas drop them.
+ */
+
+export type StoredCustomer = CustomerRecord
+
+export type StoredAccount = Account & {
+  id: string
+  number: string
+  agentId: number
+  customers: NonNullable<Account['customers']>
+  productCode: string
+}
+
+export type StoredBeneficiary = Beneficiary & { customerId: string }
+
+export type StoredMessage = CustomerMessage & { id: string, dateCreated: string, customerId: string }
+
+export type RecordKind = 'customer' | 'account' | 'beneficiary' | 'message'
+
+export type Sequences = Record<RecordKind, number>
+
+export interface AgentSnapshot {
+  id: string
+  name: string
+  /** Created through the sandbox API (POST /__sandbox/agents) rather than by the scenario. */
+  fresh: boolean
+  /** The scenario agent whose data this agent was built as (itself for scenario agents). */
+  like: string
+  scenario: string
+  seed: number
+  seq: Sequences
+  customers: StoredCustomer[]
+  accounts: StoredAccount[]
+  beneficiaries: StoredBeneficiary[]
+  messages: StoredMessage[]
+}
+
+export interface TestUser {
+  username: string
+  password: string
+  name: string
+  email: string
+  agentId: string
+  customerIds: string[]
+}
+
+export interface Guarantee {
+  guaranteeId: string
+  state: 'VALID' | 'INVALID'
+}
+
+/** One partner (an OAuth client) and everything it owns: the unit of persistence (one file each). */
+export interface PartnerSnapshot {
+  format: 1
+  id: string
+  number: number
+  name: string
+  secret: string
+  redirectUris: string[]
+  /** Registered through the operator API rather than declared by a scenario. */
+  registered: boolean
+  scenario: string
+  seed: number
+  users: TestUser[]
+  guaranteeSeq: number
+  guarantees: Guarantee[]
+  agents: AgentSnapshot[]
+}
+
+export const PARTNER_FILE_FORMAT = 1
+
+/** The object without its undefined properties (what JSON would carry). */
+export function compact<T extends object> (o: T): T {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v
+  return out as T
+}

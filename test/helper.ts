@@ -1,0 +1,136 @@
+import { generateKeyPairSync } from 'node:crypto'
+import type { Test } from 'tap'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { Ajv, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { loadConfig, type Config } from '../src/config.js'
+import { buildServer } from '../src/server.js'
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+
+// One signing key for the whole test process: generating RSA keys for every app would dominate the run.
+const SIGNING_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+
+export const PUBLIC_URL = 'http://sandbox.test'
+
+/** The real app (in memory, default scenario unless overridden), closed when the test ends. */
+export async function build (t: Test, overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<FastifyInstance> {
+  const config = loadConfig({ logLevel: 'silent', signingKey: SIGNING_KEY, publicUrl: PUBLIC_URL, ...overrides })
+  const app = await buildServer(config, (fastify) => {
+    fastify.addHook('onResponse', (request, _reply, done) => {
+      routeOf.set(request.id, request.routeOptions.url)
+      done()
+    })
+  })
+  t.teardown(() => app.close())
+  return app
+}
+
+const routeOf = new Map<string, string | undefined>()
+
+export const TOKEN_PATH = '/auth/realms/sandbox/protocol/openid-connect/token'
+
+export interface Credentials { client: string, secret: string }
+export const PARTNER_A: Credentials = { client: 'partner-a', secret: 'partner-a-secret' }
+export const PARTNER_B: Credentials = { client: 'partner-b', secret: 'partner-b-secret' }
+
+const tokens = new WeakMap<FastifyInstance, Map<string, string>>()
+
+/** A client-credentials access token of a partner (cached per app). */
+export async function tokenFor (app: FastifyInstance, who: Credentials = PARTNER_A): Promise<string> {
+  let cache = tokens.get(app)
+  if (cache === undefined) tokens.set(app, cache = new Map())
+  const cached = cache.get(who.client)
+  if (cached !== undefined) return cached
+  const res = await app.inject({
+    method: 'POST',
+    url: TOKEN_PATH,
+    headers: { authorization: `Basic ${Buffer.from(`${who.client}:${who.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'grant_type=client_credentials&scope=openid'
+  })
+  if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`)
+  const token = (res.json() as { access_token: string }).access_token
+  cache.set(who.client, token)
+  return token
+}
+
+/** A password-grant token of a test user. */
+export async function userToken (app: FastifyInstance, username: string, password: string, who: Credentials = PARTNER_A): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: TOKEN_PATH,
+    headers: { authorization: `Basic ${Buffer.from(`${who.client}:${who.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ grant_type: 'password', username, password, scope: 'openid' }).toString()
+  })
+  if (res.statusCode !== 200) throw new Error(`password grant failed: ${res.statusCode} ${res.body}`)
+  return (res.json() as { access_token: string }).access_token
+}
+
+export interface ApiRequest {
+  method?: InjectOptions['method']
+  url: string
+  /** Agent-Id header; null sends none. Default 1001. */
+  agent?: string | null
+  /** Bearer token; null sends none. Default: partner-a's client-credentials token. */
+  token?: string | null
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+/**
+ * A request to the API as a partner makes it. Every answer is also checked against the published
+ * OpenAPI document (declared status, body schema): docs and behaviour cannot drift apart unnoticed.
+ */
+export async function api (app: FastifyInstance, req: ApiRequest): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...req.headers }
+  const token = req.token === undefined ? await tokenFor(app) : req.token
+  if (token !== null) headers.authorization = `Bearer ${token}`
+  const agent = req.agent === undefined ? '1001' : req.agent
+  if (agent !== null) headers['agent-id'] = agent
+  const res = await app.inject({
+    method: req.method ?? (req.body === undefined ? 'GET' : 'POST'),
+    url: req.url,
+    headers,
+    ...(req.body === undefined ? {} : { payload: req.body as InjectOptions['payload'] })
+  })
+  checkAgainstDocs(app, req.method ?? (req.body === undefined ? 'GET' : 'POST'), res)
+  return res
+}
+
+const docValidators = new WeakMap<FastifyInstance, { ajv: Ajv, doc: OpenApiDoc }>()
+interface OpenApiDoc { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>> }
+
+function escapePointer (s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1')
+}
+
+/** Throws when a response of a documented route has an undeclared status or a body off its schema. */
+export function checkAgainstDocs (app: FastifyInstance, method: string, res: LightMyRequestResponse): void {
+  const route = routeOf.get(String(res.headers['x-request-id']))
+  if (route === undefined || !(route.startsWith('/api/') || route.startsWith('/__sandbox/')) || route.startsWith('/api/docs') || route.startsWith('/__sandbox/docs')) return
+  let entry = docValidators.get(app)
+  if (entry === undefined) {
+    const ajv = new Ajv({ strict: false, allErrors: true })
+    addFormats(ajv)
+    const bank = app.swagger() as unknown as OpenApiDoc
+    const sandbox = app.sandboxSwagger() as unknown as OpenApiDoc
+    const doc = { paths: { ...bank.paths, ...sandbox.paths } }
+    ajv.addSchema({ ...bank, $id: 'bank' })
+    ajv.addSchema({ ...sandbox, $id: 'sandbox' })
+    docValidators.set(app, entry = { ajv, doc })
+  }
+  const path = route.replace(/:(\w+)/g, '{$1}')
+  const op = entry.doc.paths[path]?.[method.toLowerCase()]
+  if (op === undefined) throw new Error(`${method} ${path} is not in the published document`)
+  const status = String(res.statusCode)
+  const response = op.responses[status]
+  if (response === undefined) throw new Error(`${method} ${path} answered ${status}, which the document does not declare: ${res.body}`)
+  if (response.content === undefined || res.body === '') return
+  const base = path.startsWith('/__sandbox') ? 'sandbox' : 'bank'
+  const pointer = `${base}#/paths/${escapePointer(path)}/${method.toLowerCase()}/responses/${status}/content/${escapePointer('application/json')}/schema`
+  const validate: ValidateFunction | undefined = entry.ajv.getSchema(pointer)
+  if (validate === undefined) throw new Error(`no schema at ${pointer}`)
+  if (validate(res.json()) !== true) {
+    throw new Error(`${method} ${path} ${status} does not match the published schema: ${entry.ajv.errorsText(validate.errors)}\n${res.body.slice(0, 500)}`)
+  }
+}
