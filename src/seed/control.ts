@@ -159,7 +159,9 @@ export class ScenarioControl {
       throw validationFailed('request', [{ field: 'like', rejectedValue: opts.like, code: 'ScenarioAgent', defaultMessage: `must be an agent of scenario ${loaded.scenario.name}: [${all.join(', ')}]` }])
     }
     const id = this.nextAgentId(partner)
-    const snapshot = buildAgent(this.ctx, loaded, this.seedOf(loaded, opts.seed), {
+    // without a scenario, the agent starts like the partner's own agents: same scenario, same seed
+    const seed = opts.seed ?? (opts.scenario === undefined ? partner.seed : loaded.scenario.seed)
+    const snapshot = buildAgent(this.ctx, loaded, seed, {
       id,
       name: opts.name ?? `FRESH AGENT ${id}`,
       fresh: true,

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import { sameSecret } from '../../auth/password-grant.js'
 import { SandboxError } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
@@ -22,7 +21,7 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
       throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Operator endpoints need Authorization: Bearer <SANDBOX_ADMIN_TOKEN>', [], { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
     }
   })
-  const config = { public: true }
+  const config = { public: true, optionalBody: true }
 
   app.post('/reset', {
     schema: {
@@ -30,7 +29,7 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
       summary: 'Reset every partner',
       description: 'Every partner back to the start of a scenario (the start scenario by default); fresh agents are removed, registered partners keep their credentials.',
       security: ADMIN_SECURITY,
-      body: Type.Optional(ResetRequest),
+      body: ResetRequest,
       response: { 200: ref(PartnerList), ...errorResponses(400, 401, 403) }
     },
     config
@@ -47,7 +46,7 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
       summary: 'Register a partner',
       description: 'A new OAuth client with its own agents, filled from a scenario. The answer carries the client secret (shown once) and the token URL.',
       security: ADMIN_SECURITY,
-      body: Type.Optional(RegisterPartnerRequest),
+      body: RegisterPartnerRequest,
       response: { 200: ref(RegisteredPartner), ...errorResponses(400, 401, 403, 409) }
     },
     config

@@ -1,4 +1,11 @@
 import type { FastifyInstance } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A control route whose body may be left out (treated as {}). */
+    optionalBody?: boolean
+  }
+}
 import admin from './admin.js'
 import guarantees from './guarantees.js'
 import partner from './partner.js'
@@ -6,7 +13,18 @@ import partner from './partner.js'
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
 export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string }): Promise<void> {
   fastify.removeContentTypeParser('text/plain')
+  // control requests may come without a body (POST /reset means "as it was"), even when labelled JSON
+  const json = fastify.getDefaultJsonParser('error', 'error')
+  fastify.removeContentTypeParser('application/json')
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined)
+    else json(request, body as string, done)
+  })
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined && request.routeOptions.config.optionalBody === true) request.body = {}
+    done()
+  })
   await fastify.register(partner)
   await fastify.register(guarantees)
-  await fastify.register(admin, { prefix: '/admin', ...opts })
+  await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }

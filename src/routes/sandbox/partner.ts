@@ -10,7 +10,7 @@ import { PARTNER_SECURITY, partnerOf } from './shared.js'
 export default async function partnerControl (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { control, scenarios, world } = fastify
-  const config = { partnerOnly: true }
+  const config = { partnerOnly: true, optionalBody: true }
 
   app.get('/scenarios', {
     schema: {
@@ -41,7 +41,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
       description: "Only this partner's scenario agents change; other partners and this partner's fresh agents are untouched. " +
         'Without a body, back to the start of the current scenario and seed. Works while traffic flows: the new data replaces the old at once.',
       security: PARTNER_SECURITY,
-      body: Type.Optional(ResetRequest),
+      body: ResetRequest,
       response: { 200: ref(PartnerSummary), ...errorResponses(400, 401) }
     },
     config
@@ -54,7 +54,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
       description: 'A new agent of the partner, seeded from a scenario, for one CI run: nobody else sees or changes its data. ' +
         'Existing tokens of the partner work for it at once (Agent-Id). Delete it when the run ends.',
       security: PARTNER_SECURITY,
-      body: Type.Optional(AgentRequest),
+      body: AgentRequest,
       response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 403) }
     },
     config
@@ -67,7 +67,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
       description: "One agent of the partner back to the start of a scenario; the partner's other agents are untouched.",
       security: PARTNER_SECURITY,
       params: AgentIdParam,
-      body: Type.Optional(ResetRequest),
+      body: ResetRequest,
       response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 404) }
     },
     config
