@@ -44,8 +44,19 @@ const MESSAGE_TEMPLATES = [
   (n: string) => `FICA VERIFICATION FOR ACCOUNT ${n} IS COMPLETE.`
 ]
 
+/** Values drawn from faker once per load, then picked from: faker's templated helpers are the slow part. */
+interface Pools {
+  firstNames: string[]
+  lastNames: string[]
+  streets: string[]
+  cities: string[]
+  companies: string[]
+  domains: string[]
+}
+
 export class Generator {
   private readonly end: number
+  private readonly pools: Pools
 
   constructor (
     readonly faker: Faker,
@@ -54,6 +65,26 @@ export class Generator {
     referenceDate: string
   ) {
     this.end = Date.parse(`${referenceDate}T00:00:00Z`)
+    // a pool about as large as the data it feeds (up to 500 values), so small agents cost little
+    const n = Math.min(500, Math.max(20, settings.customers))
+    const draw = (f: () => string): string[] => Array.from({ length: n }, () => upper(f()))
+    this.pools = {
+      firstNames: draw(() => faker.person.firstName()),
+      lastNames: draw(() => faker.person.lastName()),
+      streets: draw(() => faker.location.street()),
+      cities: draw(() => faker.location.city()),
+      companies: draw(() => faker.company.name()),
+      domains: draw(() => faker.internet.domainName())
+    }
+  }
+
+  private pick (pool: keyof Pools): string {
+    const values = this.pools[pool]
+    return values[this.faker.number.int(values.length - 1)]
+  }
+
+  private fullName (): string {
+    return `${this.pick('firstNames')} ${this.pick('lastNames')}`
   }
 
   int (min: number, max: number): number {
@@ -105,21 +136,21 @@ export class Generator {
   }
 
   address (): string {
-    const line = upper(`${this.faker.location.buildingNumber()} ${this.faker.location.street()}, ${this.faker.location.city()}, ${this.digits(4)}`)
+    const line = `${this.int(1, 999)} ${this.pick('streets')}, ${this.pick('cities')}, ${this.digits(4)}`
     return this.text(line, 255)
   }
 
   individual (): Party {
-    const first = upper(this.faker.person.firstName())
-    const middle = this.chance(0.3) ? ` ${upper(this.faker.person.firstName())}` : ''
-    const last = upper(this.faker.person.lastName())
+    const first = this.pick('firstNames')
+    const middle = this.chance(0.3) ? ` ${this.pick('firstNames')}` : ''
+    const last = this.pick('lastNames')
     const local = `${first}.${last}`.replace(/[^A-Z0-9.]/g, '')
     return {
       entityTypeId: '1',
       name1: this.text(last, 255),
       name2: this.text(`${first}${middle}`, 255),
       mobilePhoneNumber: this.mobile(),
-      email: `${local}@${upper(this.faker.internet.domainName())}`,
+      email: `${local}@${this.pick('domains')}`,
       kycStatus: !this.chance(this.settings.unverifiedShare),
       identifyingNumber: this.southAfricanId(),
       taxNumber: this.taxNumber(true),
@@ -129,7 +160,7 @@ export class Generator {
   }
 
   trust (): Party {
-    const last = upper(this.faker.person.lastName())
+    const last = this.pick('lastNames')
     const name = this.faker.helpers.arrayElement([`THE ${last} FAMILY TRUST`, `${last} INVESTMENT TRUST`, `${last} TRUST`])
     const year = this.int(1975, 2024)
     return {
@@ -146,12 +177,12 @@ export class Generator {
   company (entityTypeId: '4' | '5' | '6'): Party {
     const kind = COMPANY_SUFFIX[entityTypeId]
     const year = this.int(kind.fromYear, kind.toYear ?? new Date(this.end).getUTCFullYear() - 1)
-    const name = `${upper(this.faker.company.name()).replace(/ (CC|LTD|INC)$/, '')} ${kind.suffix}`
+    const name = `${this.pick('companies').replace(/ (CC|LTD|INC)$/, '')} ${kind.suffix}`
     return {
       entityTypeId,
       name1: this.text(name, 255),
       mobilePhoneNumber: this.mobile(),
-      email: `INFO@${upper(this.faker.internet.domainName())}`,
+      email: `INFO@${this.pick('domains')}`,
       kycStatus: !this.chance(this.settings.unverifiedShare),
       identifyingNumber: `${year}/${this.digits(6)}/${kind.code}`,
       taxNumber: this.taxNumber(false),
@@ -185,7 +216,7 @@ export class Generator {
   beneficiaryRequest (customerName: string): BeneficiaryCreateRequest {
     const foreign = this.chance(this.settings.foreignBankShare)
     const bank = this.faker.helpers.arrayElement(this.ref.banks.filter((b) => b.foreign === foreign))
-    const payee = this.chance(0.5) ? upper(this.faker.person.fullName()) : upper(this.faker.company.name())
+    const payee = this.chance(0.5) ? this.fullName() : this.pick('companies')
     const req: BeneficiaryCreateRequest = {
       name: this.text(payee, 255),
       bankCode: bank.id,
@@ -204,7 +235,7 @@ export class Generator {
     return {
       message: this.settings.longValues ? fill(message, 256) : message,
       fromDepartment: this.text(this.faker.helpers.arrayElement(DEPARTMENTS), 100),
-      fromPerson: this.text(upper(this.faker.person.fullName()), 100)
+      fromPerson: this.text(this.fullName(), 100)
     }
   }
 }
