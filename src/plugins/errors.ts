@@ -27,6 +27,12 @@ function fromValidation (error: ValidationError, request: FastifyRequest, ref: R
     return new SandboxError('SANDBOX_ERR_BODY_MISSING', 'Required request body is missing')
   }
   const config = request.routeOptions.config
+  const root = context === 'body' ? (error.validation as ErrorObject[]).find((e) => e.instancePath === '' && e.keyword === 'type') : undefined
+  if (root !== undefined) {
+    // Jackson cannot bind an array, string or number to the request object: a parse error, not a field error
+    const kind = Array.isArray(root.data) ? 'Array' : typeof root.data === 'string' ? 'String' : typeof root.data === 'boolean' ? 'Boolean' : 'Number'
+    return new SandboxError('SANDBOX_ERR_MALFORMED_JSON', `JSON parse error: Cannot deserialize value of type \`${config.objectName ?? 'request'}\` from ${kind} value`)
+  }
   if (context === 'body' && config.rules !== undefined) {
     // Bean Validation reports every violation at once: add the rule violations of fields the schema passed
     const failed = new Set(fieldErrors.map((e) => e.field))

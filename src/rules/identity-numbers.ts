@@ -1,3 +1,5 @@
+import { todaySast } from '../clock.js'
+
 /*
  * South African identity numbers (reference/south-africa.md): the rules JSON Schema cannot express.
  * Each check returns null when the value is valid, else the reason in words a partner can act on.
@@ -58,7 +60,8 @@ export function companyRegistrationProblem (value: string, today = new Date()): 
   const m = /^(\d{4})\/(\d{6})\/(\d{2})$/.exec(value)
   if (m === null) return 'must be a company registration number YYYY/NNNNNN/NN'
   const year = Number(m[1])
-  const thisYear = today.getUTCFullYear()
+  // "not in the future" as seen in South Africa (the year turns at midnight SAST, not UTC)
+  const thisYear = Number(todaySast(today.getTime()).slice(0, 4))
   if (year < 1800 || year > thisYear) return `must have a registration year from 1800 to ${thisYear}`
   if (COMPANY_TYPE_CODES[m[3]] === undefined) {
     return `must end with a company-type code (${Object.keys(COMPANY_TYPE_CODES).join(', ')})`

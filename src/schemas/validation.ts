@@ -10,12 +10,13 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 /**
  * Ajv settings for every validation in the sandbox (routes, scenario files, fixtures): Bean Validation
  * reports every violated constraint at once, so allErrors; verbose gives us the rejected value and the
- * parent schema for Hibernate-style messages. coerceTypes matches Jackson's scalar coercion ("1" -> 1).
+ * parent schema for Hibernate-style messages. coerceTypes matches Jackson's scalar coercion ("1" -> 1);
+ * not 'array': Jackson neither wraps a single value into a list nor unwraps a one-element list.
  */
 export const AJV_OPTIONS: Options = {
   allErrors: true,
   verbose: true,
-  coerceTypes: 'array',
+  coerceTypes: true,
   useDefaults: true,
   removeAdditional: false,
   strict: false
