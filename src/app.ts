@@ -1,11 +1,12 @@
-import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Server } from 'node:http'
+import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import identityProvider from './auth/index.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
 import authHooks from './plugins/auth.js'
 import docs, { DOCS_PATH } from './plugins/docs.js'
 import errors from './plugins/errors.js'
-import operations, { REDACT_PATHS, loggableUrl, requestId } from './plugins/operations.js'
+import operations, { REDACT_PATHS, clientError, loggableUrl, requestId } from './plugins/operations.js'
 import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
@@ -15,7 +16,7 @@ import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, sandboxKeywords } from './schemas/validation.js'
 
 /** Options that must be given when the Fastify instance is made (the rest of the app is the plugin below). */
-export function serverOptions (config: Config): FastifyServerOptions {
+export function serverOptions (config: Config): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.logLevel,
@@ -30,7 +31,13 @@ export function serverOptions (config: Config): FastifyServerOptions {
     genReqId: requestId,
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeout,
-    return503OnClosing: true,
+    // Node applies requestTimeout only when given to the server's constructor (Fastify sets it after),
+    // and checks every 30 s by default, far too coarse for a timeout of a few seconds
+    http: { requestTimeout: config.requestTimeout, connectionsCheckingInterval: Math.min(1000, config.requestTimeout) },
+    // a request that still reaches us on an open connection while stopping is served (with
+    // Connection: close), not answered by Fastify's bare 503 that has no request id
+    return503OnClosing: false,
+    clientErrorHandler: clientError,
     rewriteUrl: rewriteVersionedUrl,
     ajv: { customOptions: AJV_OPTIONS, plugins: [sandboxKeywords] }
   }

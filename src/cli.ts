@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, OPTIONS, fromEnv, loadConfig, type Config } from './config.js'
-import { start } from './server.js'
 
 const NAME = 'banking-sandbox'
 
@@ -15,7 +15,7 @@ function help (): string {
   })
   return `Usage: ${NAME} [options]\n\nA sandbox of the Banking Agent REST Service 4.1.0 with an embedded OpenID Connect provider.\n` +
     'Every option can also be set by its environment variable; a flag wins over the variable.\n\nOptions:\n' +
-    `${lines.join('\n')}\n  --help${''.padEnd(width - 2)}Show this help\n  --version${''.padEnd(width - 5)}Show the version\n`
+    `${lines.join('\n')}\n${'  --help'.padEnd(width + 4)}Show this help\n${'  --version'.padEnd(width + 4)}Show the version\n`
 }
 
 /** --flag value and --flag=value pairs, by the flags of the config schema. */
@@ -49,6 +49,23 @@ function banner (config: Config, fastify: FastifyInstance): void {
   process.stderr.write(`${lines.join('\n')}\n`)
 }
 
+/**
+ * --port 0: the issuer and the docs links need the real port before the app is built, so a free port
+ * is chosen here (and becomes the default public URL's port).
+ */
+async function pickPort (config: Config): Promise<void> {
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, config.host, () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+  if (config.publicUrl === 'http://localhost:0') config.publicUrl = `http://localhost:${port}`
+  config.port = port
+}
+
 async function main (): Promise<void> {
   let config: Config
   try {
@@ -68,6 +85,9 @@ async function main (): Promise<void> {
     process.exit(2)
   }
   try {
+    if (config.port === 0) await pickPort(config)
+    // loaded only now: --help, --version and configuration errors answer at once
+    const { start } = await import('./server.js')
     await start(config, (fastify) => banner(config, fastify))
   } catch (err) {
     // a configuration or data problem found while loading: its message names the option or file

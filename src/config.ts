@@ -23,7 +23,7 @@ export const ConfigSchema = Type.Object({
   bodyLimit: option(Type.Integer({ minimum: 1024, maximum: 10485760, default: 262144, description: 'Largest accepted request body in bytes (413 above)' }), 'SANDBOX_BODY_LIMIT', 'body-limit'),
   maxRecords: option(Type.Integer({ minimum: 100, maximum: 10000000, default: 500000, description: 'Most records (customers, accounts, beneficiaries, messages) one partner may hold' }), 'SANDBOX_MAX_RECORDS', 'max-records'),
   maxAgents: option(Type.Integer({ minimum: 1, maximum: 999, default: 100, description: 'Most agents one partner may have (fresh agents included)' }), 'SANDBOX_MAX_AGENTS', 'max-agents'),
-  requestTimeout: option(Type.Integer({ minimum: 1000, maximum: 600000, default: 30000, description: 'Milliseconds a request may take to arrive and be answered' }), 'SANDBOX_REQUEST_TIMEOUT', 'request-timeout'),
+  requestTimeout: option(Type.Integer({ minimum: 1000, maximum: 600000, default: 30000, description: 'Milliseconds a client may take to send a whole request (408 and the connection closed after)' }), 'SANDBOX_REQUEST_TIMEOUT', 'request-timeout'),
   maxEventLoopDelay: option(Type.Integer({ minimum: 50, maximum: 60000, default: 1000, description: 'Event-loop delay in ms above which requests get 503 with Retry-After' }), 'SANDBOX_MAX_EVENT_LOOP_DELAY', 'max-event-loop-delay'),
   shutdownTimeout: option(Type.Integer({ minimum: 100, maximum: 60000, default: 4000, description: 'Milliseconds in-flight requests get to finish on SIGTERM/SIGINT' }), 'SANDBOX_SHUTDOWN_TIMEOUT', 'shutdown-timeout'),
   deprecationDate: option(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', default: '2026-01-01', description: 'Date sent in the Deprecation header of deprecated API versions (YYYY-MM-DD)' }), 'SANDBOX_DEPRECATION_DATE', 'deprecation-date')
@@ -48,6 +48,9 @@ export const OPTIONS: OptionInfo[] = Object.entries(ConfigSchema.properties).map
   default: s.default,
   type: s.type === 'integer' ? 'integer' : 'string'
 }))
+
+/** Options whose values are secrets: never echoed in messages. */
+const SECRET_OPTIONS = new Set<string>(['adminToken', 'signingKey'])
 
 export class ConfigError extends Error {
   constructor (message: string) {
@@ -90,12 +93,16 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
     const key = first.path.split('/')[1] as keyof Config
     const o = OPTIONS.find((x) => x.key === key)
     const name = o ? `--${o.flag} / ${o.env}` : key
-    throw new ConfigError(`invalid option ${name} = ${JSON.stringify(first.value)}: ${describe(first.schema)}`)
+    // a secret never reaches a terminal or a CI log, even a wrong one
+    const value = SECRET_OPTIONS.has(key) && typeof first.value === 'string' ? `(hidden, ${first.value.length} characters)` : JSON.stringify(first.value)
+    throw new ConfigError(`invalid option ${name} = ${value}: ${describe(first.schema)}`)
   }
   const config = withDefaults as Config
   if (config.publicUrl === undefined) config.publicUrl = `http://localhost:${config.port}`
   config.publicUrl = config.publicUrl.replace(/\/+$/, '')
-  if (Number.isNaN(Date.parse(config.deprecationDate))) {
+  // Date.parse('2026-02-31') is 3 March: a real date reads back unchanged
+  const date = new Date(`${config.deprecationDate}T00:00:00Z`)
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== config.deprecationDate) {
     throw new ConfigError(`invalid option --deprecation-date / SANDBOX_DEPRECATION_DATE = "${config.deprecationDate}": expected a real date YYYY-MM-DD`)
   }
   return config

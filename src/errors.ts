@@ -26,7 +26,7 @@ export const CATALOGUE = {
   SANDBOX_ERR_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit' },
   SANDBOX_ERR_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json' },
   SANDBOX_ERR_OVERLOADED: { status: 503, summary: 'The sandbox is overloaded; retry after the given seconds' },
-  SANDBOX_ERR_TIMEOUT: { status: 503, summary: 'The request took longer than the request timeout' },
+  SANDBOX_ERR_TIMEOUT: { status: 408, summary: 'The client did not send the whole request within the request timeout' },
   SANDBOX_ERR_INTERNAL: { status: 500, summary: 'An unexpected fault in the sandbox (never a client mistake)' }
 } as const
 

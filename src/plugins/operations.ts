@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
+import { STATUS_CODES, type IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import { Type } from '@sinclair/typebox'
-import { SandboxError } from '../errors.js'
+import { SandboxError, errorBody } from '../errors.js'
 
 const RETRY_AFTER_SECONDS = 5
+const SAMPLE_INTERVAL_MS = 1000
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** X-Request-Id: the client's when it is a sane token, else a new UUID. */
@@ -19,8 +21,9 @@ export function requestId (req: IncomingMessage): string {
 const SECRET_PARAMS = /([?&](?:access_token|refresh_token|id_token_hint|code|client_secret|password|token)=)[^&]*/gi
 
 /** The URL as it may appear in a log line. */
-export function loggableUrl (url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[REDACTED]')
+export function loggableUrl<T extends string | undefined> (url: T): T {
+  // any object logged under "req" comes through here, not only requests: no url, nothing to mask
+  return (typeof url === 'string' ? url.replace(SECRET_PARAMS, '$1[REDACTED]') : url) as T
 }
 
 /** Paths in any logged object that may hold a secret: redacted by pino, whatever logs them. */
@@ -32,8 +35,30 @@ export const REDACT_PATHS = [
 
 class OverloadedError extends SandboxError {
   constructor () {
-    super('SANDBOX_ERR_OVERLOADED', `The sandbox is overloaded; retry after ${RETRY_AFTER_SECONDS} seconds`)
+    super('SANDBOX_ERR_OVERLOADED', `The sandbox is overloaded; retry after ${RETRY_AFTER_SECONDS} seconds`, [], { 'retry-after': String(RETRY_AFTER_SECONDS) })
   }
+}
+
+/**
+ * Errors of the HTTP layer, before there is a request (request timeout, malformed request, headers
+ * too large): the error body and a request id like every other answer, then the connection closes.
+ */
+export function clientError (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+  const message = status === 408
+    ? 'The request did not arrive within the request timeout'
+    : status === 431 ? 'The request headers are too large' : 'The request is not valid HTTP'
+  const body = JSON.stringify(errorBody(status, message, ''))
+  const id = randomUUID()
+  this.log.info({ reqId: id, status, code: err.code }, message)
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nx-request-id: ${id}\r\n` +
+      `${status === 408 ? 'x-sandbox-error: SANDBOX_ERR_TIMEOUT\r\n' : ''}content-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  }
+  // without the error: the identity provider (Koa) would print it to stderr as if it were its own
+  socket.destroy()
 }
 
 declare module 'fastify' {
@@ -51,13 +76,24 @@ const Health = Type.Object({ status: Type.String() })
  */
 async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: number }): Promise<void> {
   const readiness = { ready: false }
+  // loading the data and making keys block the loop for a while; that delay is in the first samples
+  // taken after the start and is not overload
+  let pressureFrom = Infinity
   fastify.decorate('readiness', readiness)
-  fastify.addHook('onReady', async () => { readiness.ready = true })
+  fastify.addHook('onReady', async () => {
+    readiness.ready = true
+    pressureFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS
+  })
   fastify.addHook('preClose', async () => { readiness.ready = false })
 
   fastify.addHook('onRequest', (request, reply, done) => {
     // on the raw response, so that responses written by the identity provider carry it too
     reply.raw.setHeader('x-request-id', request.id)
+    done()
+  })
+  fastify.addHook('onSend', (_request, reply, _payload, done) => {
+    // stopping: the client must not send more on this connection, so that the stop is not held up
+    if (!readiness.ready) reply.header('connection', 'close')
     done()
   })
   fastify.addHook('onResponse', (request, reply, done) => {
@@ -75,8 +111,8 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
 
   await fastify.register(underPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelay,
-    retryAfter: RETRY_AFTER_SECONDS,
-    customError: OverloadedError as unknown as new () => Error
+    sampleInterval: SAMPLE_INTERVAL_MS,
+    pressureHandler: () => Date.now() < pressureFrom ? undefined : Promise.reject(new OverloadedError())
   })
 
   fastify.get('/health', {

@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+# Banking Agent Sandbox: `docker run -p 8080:8080 <image>` serves the default scenario in memory.
+# Configuration is by environment variable (see README "Configuration"); nothing depends on NODE_ENV.
+
+# ---- build: full dependencies, TypeScript -> dist/
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies, compiled code, fixtures and scenarios only
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    PORT=8080 \
+    HOST=0.0.0.0
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY fixtures ./fixtures
+COPY scenarios ./scenarios
+# /data is the place for durable data; it is used only when SANDBOX_DATA_DIR=/data is set, e.g.
+#   docker run -v sandbox-data:/data -e SANDBOX_DATA_DIR=/data -p 8080:8080 <image>
+RUN mkdir -p /data && chown node:node /data
+VOLUME /data
+USER node
+EXPOSE 8080
+# slim images have no curl: node itself asks /health
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/cli.js"]

@@ -1,0 +1,232 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { ConfigError, OPTIONS, fromEnv, loadConfig } from '../src/config.js'
+
+// The `banking-sandbox` command as a user runs it: a child process, flags, environment, signals.
+const CLI = ['--import', 'tsx', 'src/cli.ts']
+const ROOT = new URL('..', import.meta.url).pathname
+
+/** The environment without any of the sandbox's own variables, so that the machine's settings do not leak in. */
+function cleanEnv (extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const o of OPTIONS) delete env[o.env]
+  return { ...env, ...extra }
+}
+
+interface Done { code: number | null, stdout: string, stderr: string }
+
+/** Runs the command to its end (for the cases that must stop at once). */
+function run (args: string[], env: Record<string, string> = {}): Promise<Done> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: cleanEnv(env) })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+    child.once('error', reject)
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+interface Running {
+  child: ChildProcess
+  url: string
+  /** stdout so far, one log line per entry */
+  lines: () => string[]
+  stderr: () => string
+  exit: Promise<number | null>
+  /** resolves when a log line matches */
+  logged: (match: (entry: Record<string, unknown>) => boolean) => Promise<void>
+}
+
+/** Starts the sandbox and waits for its banner (which gives the URL, also for --port 0). */
+function start (t: Test, args: string[], env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, env: cleanEnv(env) })
+  let out = ''
+  let err = ''
+  const waiters: Array<{ match: (e: Record<string, unknown>) => boolean, resolve: () => void }> = []
+  const lines = (): string[] => out.split('\n').filter((l) => l !== '')
+  const check = (): void => {
+    for (const w of [...waiters]) {
+      if (lines().some((l) => { try { return w.match(JSON.parse(l)) } catch { return false } })) {
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve()
+      }
+    }
+  }
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); check() })
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+  t.teardown(() => {
+    clearTimeout(killer)
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString()
+      const m = /^ {2}API +(\S+)\/api$/m.exec(err)
+      if (m !== null && /^ {2}client /m.test(err)) {
+        resolve({
+          child,
+          url: m[1],
+          lines,
+          stderr: () => err,
+          exit,
+          logged: (match) => new Promise((resolve) => { waiters.push({ match, resolve }); check() })
+        })
+      }
+    })
+    exit.then((code) => reject(new Error(`the sandbox exited (${code}) before its banner: ${err}`)), () => {})
+  })
+}
+
+t.test('invalid configuration stops the start at once, naming the option, with exit code 2', async (t) => {
+  const cases: Array<{ what: string, args: string[], env?: Record<string, string>, names: RegExp }> = [
+    { what: 'a port that is not a number', args: ['--port', 'abc'], names: /invalid option --port \/ PORT = "abc": expected an integer from 0 to 65535/ },
+    { what: 'a port out of range, by environment', args: [], env: { PORT: '70000' }, names: /--port \/ PORT = 70000/ },
+    { what: 'an unknown flag', args: ['--prot', '8080'], names: /unknown argument "--prot" \(see --help\)/ },
+    { what: 'a bad log level', args: ['--log-level', 'loud'], names: /--log-level \/ LOG_LEVEL = "loud": expected one of fatal, error, warn, info, debug, trace, silent/ },
+    { what: 'a bad log level, by environment', args: [], env: { LOG_LEVEL: 'verbose' }, names: /--log-level \/ LOG_LEVEL = "verbose"/ },
+    { what: 'a flag without its value', args: ['--scenario'], names: /option --scenario needs a value/ },
+    { what: 'an unknown scenario', args: ['--scenario', 'nope', '--port', '0'], names: /--scenario \/ SANDBOX_SCENARIO = "nope": expected one of default, .*empty/ },
+    { what: 'a public URL that is not a URL', args: ['--public-url', 'localhost:8080'], names: /--public-url \/ PUBLIC_URL = "localhost:8080"/ },
+    { what: 'a token lifetime too short', args: ['--token-ttl=5'], names: /--token-ttl \/ SANDBOX_TOKEN_TTL = 5: expected an integer from 10 to 86400/ },
+    { what: 'a real date that is not one', args: ['--deprecation-date', '2026-02-31'], names: /--deprecation-date \/ SANDBOX_DEPRECATION_DATE/ },
+    { what: 'a too-short admin token', args: [], env: { SANDBOX_ADMIN_TOKEN: 'short-secret' }, names: /--admin-token \/ SANDBOX_ADMIN_TOKEN = \(hidden, 12 characters\): expected a string of at least 16 characters/ }
+  ]
+  const results = await Promise.all(cases.map((c) => run(c.args, c.env)))
+  for (const [i, c] of cases.entries()) {
+    const r = results[i]
+    t.equal(r.code, 2, `${c.what}: exit code 2`)
+    t.match(r.stderr, c.names, `${c.what}: the message names the option`)
+    t.match(r.stderr, /^banking-sandbox: /m)
+    t.equal(r.stdout, '', `${c.what}: nothing started, nothing logged`)
+  }
+  t.notMatch(results.at(-1)!.stderr, /short-secret/, 'a secret is never echoed, even a wrong one')
+})
+
+t.test('--help lists every option with its flag and environment variable', async (t) => {
+  const r = await run(['--help'])
+  t.equal(r.code, 0)
+  t.match(r.stdout, /^Usage: banking-sandbox \[options\]/)
+  for (const o of OPTIONS) {
+    t.match(r.stdout, new RegExp(`^ {2}--${o.flag} <(n|value)> +\\S`, 'm'), `--${o.flag}`)
+    t.match(r.stdout, new RegExp(`^ +env ${o.env}$`, 'm'), o.env)
+  }
+  const version = await run(['--version'])
+  t.equal(version.stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version)
+})
+
+t.test('environment variables feed the options; a flag wins; empty variables are ignored', async (t) => {
+  const env = fromEnv({ PORT: '9090', LOG_LEVEL: '', SANDBOX_SCENARIO: 'empty', PUBLIC_URL: 'https://sandbox.example.com/' })
+  t.same(env, { port: '9090', scenario: 'empty', publicUrl: 'https://sandbox.example.com/' })
+  const config = loadConfig({ ...env, port: '0' })
+  t.equal(config.port, 0, 'the flag wins over PORT')
+  t.equal(config.publicUrl, 'https://sandbox.example.com', 'trailing slash dropped')
+  t.equal(config.logLevel, 'info', 'an empty LOG_LEVEL is the default')
+  t.equal(loadConfig({ port: '8081' }).publicUrl, 'http://localhost:8081', 'PUBLIC_URL defaults to localhost and the port')
+  t.throws(() => loadConfig({ colour: 'red' }), new ConfigError('unknown option "colour"'))
+  t.throws(() => loadConfig({ signingKey: '' }), /--signing-key \/ SANDBOX_SIGNING_KEY = \(hidden, 0 characters\)/)
+})
+
+t.test('the banner gives the API, docs and discovery URLs, the scenario and the partner credentials; SIGINT stops with 0', async (t) => {
+  const s = await start(t, ['--port', '0', '--log-level', 'info'])
+  t.match(s.url, /^http:\/\/localhost:\d+$/)
+  t.notMatch(s.url, /:0$/, '--port 0: the banner shows the port actually used')
+  const banner = s.stderr()
+  t.match(banner, new RegExp(`^ {2}docs +${s.url}/api/docs/apidocs$`, 'm'))
+  t.match(banner, new RegExp(`^ {2}discovery +${s.url}/auth/realms/sandbox/\\.well-known/openid-configuration$`, 'm'))
+  t.match(banner, /^ {2}scenario +default \(in memory\)$/m)
+  t.match(banner, /^ {2}client +partner-a \/ partner-a-secret +agents 1001, 1002 +users alice \/ alice-password$/m)
+  t.match(banner, /^ {2}client +partner-b \/ partner-b-secret +agents 2001 +users bob \/ bob-password$/m)
+  t.ok(banner.split('\n').length <= 12, 'one short banner')
+  const discovery = await (await fetch(`${s.url}/auth/realms/sandbox/.well-known/openid-configuration`)).json() as { issuer: string }
+  t.equal(discovery.issuer, `${s.url}/auth/realms/sandbox`, 'tokens carry the issuer the banner shows')
+  t.equal((await fetch(`${s.url}/ready`)).status, 200)
+  s.child.kill('SIGINT')
+  t.equal(await s.exit, 0)
+  const entries = s.lines().map((l) => JSON.parse(l) as Record<string, unknown>)
+  t.ok(entries.every((e) => typeof e.level === 'number' && typeof e.time === 'number'), 'stdout is JSON log lines only')
+  t.ok(entries.some((e) => e.msg === 'stopping' && e.signal === 'SIGINT'))
+  t.ok(entries.some((e) => e.msg === 'stopped'))
+})
+
+/** Waits until the server has read the headers of a request sent with Expect: 100-continue. */
+function held (port: number, head: string): Promise<{ socket: Socket, answer: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head))
+    socket.setEncoding('utf8')
+    let text = ''
+    let continued = false
+    const answer = new Promise<string>((resolve) => socket.once('close', () => resolve(text)))
+    socket.on('data', (chunk: string) => {
+      text += chunk
+      if (!continued && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        continued = true
+        text = text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length)
+        resolve({ socket, answer })
+      }
+    })
+    socket.once('error', reject)
+  })
+}
+
+t.test('SIGTERM with requests in flight: every one is answered, the store is flushed, the exit code is 0', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-stop-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const s = await start(t, ['--port', '0', '--data-dir', dataDir])
+  const port = Number(new URL(s.url).port)
+  const tokenRes = await fetch(`${s.url}/auth/realms/sandbox/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials&client_id=partner-a&client_secret=partner-a-secret'
+  })
+  const token = (await tokenRes.json() as { access_token: string }).access_token
+
+  // 20 creates whose headers the server has read (100 Continue) and whose bodies are still to come
+  const COUNT = 20
+  const body = (i: number): string => JSON.stringify({ message: `IN FLIGHT ${i}`, fromDepartment: 'OPS', fromPerson: 'STOP TEST' })
+  const creates = await Promise.all(Array.from({ length: COUNT }, (_, i) => held(port,
+    'POST /api/customers/1001100000001/messages HTTP/1.1\r\nHost: sandbox\r\nContent-Type: application/json\r\n' +
+    `Authorization: Bearer ${token}\r\nAgent-Id: 1001\r\nX-Request-Id: stop-${i}\r\nExpect: 100-continue\r\n` +
+    `Content-Length: ${Buffer.byteLength(body(i))}\r\n\r\n`)))
+
+  s.child.kill('SIGTERM')
+  await s.logged((e) => e.msg === 'stopping' && e.signal === 'SIGTERM')
+  for (const [i, c] of creates.entries()) c.socket.write(body(i))
+  const answers = await Promise.all(creates.map((c) => c.answer))
+  t.equal(await s.exit, 0, 'exit code 0: stopped within the shutdown timeout')
+
+  const ids: string[] = []
+  for (const [i, text] of answers.entries()) {
+    t.match(text, /^HTTP\/1\.1 200 OK\r\n/, `create ${i} answered 200`)
+    t.match(text, new RegExp(`\\r\\nx-request-id: stop-${i}\\r\\n`, 'i'))
+    t.match(text, /\r\nconnection: close\r\n/i, 'the client is told the connection ends')
+    const created = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { id: string, message: string }
+    t.equal(created.message, `IN FLIGHT ${i}`)
+    ids.push(created.id)
+  }
+  t.equal(new Set(ids).size, COUNT)
+
+  // the partner's file has every answered create
+  const file = JSON.parse(readFileSync(join(dataDir, 'partners', 'partner-a.json'), 'utf8')) as { agents: Array<{ messages: Array<{ id: string }> }> }
+  const stored = new Set(file.agents.flatMap((a) => a.messages.map((m) => m.id)))
+  t.same(ids.filter((id) => !stored.has(id)), [], 'no answered create is missing from the data dir')
+
+  // the log: JSON lines, the request id on each request's line, the stop from signal to end
+  const entries = s.lines().map((l) => JSON.parse(l) as Record<string, unknown>)
+  for (let i = 0; i < COUNT; i++) {
+    t.ok(entries.some((e) => e.reqId === `stop-${i}` && e.msg === 'request completed' && e.statusCode === 200 && e.partner === 'partner-a' && e.agent === '1001'), `log line of stop-${i}`)
+  }
+  t.ok(entries.some((e) => e.msg === 'stopped'))
+  t.notOk(entries.some((e) => Number(e.level) >= 50), 'no error logged')
+  t.notMatch(s.lines().join('\n'), new RegExp(token.split('.')[2]), 'the token is not in the log')
+})
