@@ -9,7 +9,7 @@ import { buildServer } from '../src/server.js'
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
 // One signing key for the whole test process: generating RSA keys for every app would dominate the run.
-const SIGNING_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+export const SIGNING_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
 
 export const PUBLIC_URL = 'http://sandbox.test'
 

@@ -19,8 +19,11 @@ const SWEEP_MS = 60_000
  * tokens at once); grants, codes, sessions and tokens live in memory until they expire. A restart
  * ends sessions and refresh tokens; access tokens keep verifying (the signing key persists).
  */
-export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: string) => Adapter, close: () => void } {
+export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: string) => Adapter, close: () => void, accessTokenIssued: (grantId: string, jti: string, exp: number) => void } {
   const models = new Map<string, Map<string, Entry>>()
+  // JWT access tokens are never stored (they verify by signature): their ids are kept per grant so
+  // that ending a grant (refresh token revoked, code replayed) also revokes them
+  const issued = new Map<string, Map<string, number>>()
   const store = (name: string): Map<string, Entry> => {
     let m = models.get(name)
     if (m === undefined) models.set(name, m = new Map())
@@ -32,6 +35,10 @@ export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: st
   const sweep = setInterval(() => {
     const now = Date.now()
     for (const m of models.values()) for (const [id, e] of m) if (e.expiresAt <= now) m.delete(id)
+    for (const [grantId, jtis] of issued) {
+      for (const [jti, exp] of jtis) if (exp * 1000 <= now) jtis.delete(jti)
+      if (jtis.size === 0) issued.delete(grantId)
+    }
   }, SWEEP_MS)
   sweep.unref()
 
@@ -71,6 +78,8 @@ export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: st
         m.delete(id)
       },
       async revokeByGrantId (grantId) {
+        for (const [jti, exp] of issued.get(grantId) ?? []) hooks.onAccessTokenRevoked(jti, exp)
+        issued.delete(grantId)
         for (const [modelName, entries] of models) {
           for (const [id, e] of entries) {
             if (e.payload.grantId !== grantId) continue
@@ -81,5 +90,10 @@ export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: st
       }
     }
   }
-  return { factory, close: () => clearInterval(sweep) }
+  const accessTokenIssued = (grantId: string, jti: string, exp: number): void => {
+    let jtis = issued.get(grantId)
+    if (jtis === undefined) issued.set(grantId, jtis = new Map())
+    jtis.set(jti, exp)
+  }
+  return { factory, close: () => clearInterval(sweep), accessTokenIssued }
 }

@@ -179,6 +179,9 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   const provider = new Provider(issuer, configuration)
   // Behind a proxy or port mapping the public URL decides scheme and host of every endpoint.
   provider.proxy = true
+  provider.on('access_token.issued', (token: { grantId?: string, jti: string, exp?: number, expiration: number }) => {
+    if (token.grantId !== undefined) adapter.accessTokenIssued(token.grantId, token.jti, token.exp ?? Math.floor(Date.now() / 1000) + token.expiration)
+  })
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience })
   return { provider, issuer, audience, userSubject, findUser, close: adapter.close }
 }

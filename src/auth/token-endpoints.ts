@@ -16,8 +16,12 @@ function authenticateClient (request: FastifyRequest, world: World): string | un
   if (header?.startsWith('Basic ') === true) {
     const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
-    id = decodeURIComponent(decoded.slice(0, colon))
-    secret = decodeURIComponent(decoded.slice(colon + 1))
+    try {
+      id = decodeURIComponent(decoded.slice(0, colon))
+      secret = decodeURIComponent(decoded.slice(colon + 1))
+    } catch {
+      return undefined // malformed percent-encoding: a failed client authentication, not a 500
+    }
   }
   const partner = id === undefined ? undefined : world.partner(id)
   return partner !== undefined && secret !== undefined && sameSecret(partner.secret, secret) ? partner.id : undefined
@@ -69,11 +73,12 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
   fastify.post(`${OIDC_PATH}/token/introspect`, async (request, reply) => {
     const clientId = authenticateClient(request, world)
     if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed')
-    const { token, token_type_hint: hint } = (request.body ?? {}) as Form
+    // token_type_hint is not used: a wrong hint must not stop the search (RFC 7009 2.1, RFC 7662 2.1)
+    const { token } = (request.body ?? {}) as Form
     if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'missing required parameter token')
     reply.header('cache-control', 'no-store')
     // a client learns about its own tokens only: another partner's token is simply inactive
-    const claims = hint === 'refresh_token' ? undefined : await accessClaims(token)
+    const claims = await accessClaims(token)
     if (claims !== undefined) {
       if (claims.clientId !== clientId) return { active: false }
       return { ...claims.payload, active: true, token_type: 'Bearer', username: claims.username ?? claims.payload.preferred_username }
@@ -86,9 +91,10 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
   fastify.post(`${OIDC_PATH}/revoke`, async (request, reply) => {
     const clientId = authenticateClient(request, world)
     if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed')
-    const { token, token_type_hint: hint } = (request.body ?? {}) as Form
+    // token_type_hint is not used: a wrong hint must not stop the search (RFC 7009 2.1, RFC 7662 2.1)
+    const { token } = (request.body ?? {}) as Form
     if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'missing required parameter token')
-    const claims = hint === 'refresh_token' ? undefined : await accessClaims(token)
+    const claims = await accessClaims(token)
     if (claims !== undefined && claims.clientId === clientId) {
       verifier.revoke(claims.jti, claims.exp)
     } else {

@@ -93,12 +93,14 @@ export class TokenVerifier {
 function describe (err: unknown): string {
   const code = (err as { code?: string }).code
   const claim = (err as { claim?: string }).claim
+  const reason = (err as { reason?: string }).reason
   switch (code) {
     case 'ERR_JWT_EXPIRED': return 'the access token expired'
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'the access token signature is invalid'
     case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'the access token must be signed with RS256'
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
       if (claim === 'typ') return 'not an access token (typ must be at+jwt)'
+      if (reason === 'missing') return `the access token has no ${claim ?? 'required'} claim`
       return `the access token has the wrong ${claim ?? 'claims'}`
     case 'ERR_JWS_INVALID':
     case 'ERR_JWT_INVALID':

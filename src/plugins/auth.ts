@@ -54,8 +54,11 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
     } catch (err) {
       return done(err as Error)
     }
+    // the partner check inside the promise chain: a throw in then() would escape the rejection handler
     verifier.verify(token).then((claims) => {
       if (world.partner(claims.clientId) === undefined) throw new TokenError('the client of the access token no longer exists')
+      return claims
+    }).then((claims) => {
       request.token = claims
       done()
     }, (err: unknown) => done(err instanceof TokenError ? invalidToken(err.reason) : err as Error))
