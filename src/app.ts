@@ -5,7 +5,7 @@ import identityProvider from './auth/index.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
 import authHooks from './plugins/auth.js'
 import docs, { DOCS_PATH } from './plugins/docs.js'
-import errors from './plugins/errors.js'
+import errors, { frameworkError } from './plugins/errors.js'
 import operations, { REDACT_PATHS, clientError, loggableUrl, requestId } from './plugins/operations.js'
 import store from './plugins/store.js'
 import validation from './plugins/validation.js'
@@ -39,6 +39,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     return503OnClosing: false,
     clientErrorHandler: clientError,
     rewriteUrl: rewriteVersionedUrl,
+    // router errors (bad percent-encoding, over-long path segment) in the error body of every other error
+    frameworkErrors: frameworkError,
     ajv: { customOptions: AJV_OPTIONS, plugins: [sandboxKeywords] }
   }
 }

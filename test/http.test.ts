@@ -83,6 +83,17 @@ t.test('an unknown path is a 404 in the error shape', async (t) => {
   }
 })
 
+t.test('a path that the router cannot take apart still answers in the error shape', async (t) => {
+  const app = await build(t)
+  const bad = await api(app, { url: '/api/accounts/%ZZ' })
+  assertErrorShape(t, bad, 400, '/api/accounts/%ZZ')
+  t.notMatch(bad.body, /FST_/, 'no framework error code')
+  t.ok(bad.headers['x-request-id'], 'the request id like every other answer')
+  const long = `/api/guarantees/${'G'.repeat(5000)}/state`
+  const res = await api(app, { url: long, token: null, agent: null })
+  assertErrorShape(t, res, 414, long)
+})
+
 t.test('a wrong method is a 405 with an Allow header', async (t) => {
   const app = await build(t)
   const del = await api(app, { url: '/api/banks', method: 'DELETE' })

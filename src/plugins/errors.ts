@@ -80,6 +80,19 @@ export function sendError (reply: FastifyReply, request: FastifyRequest, err: Sa
 }
 
 /**
+ * Errors the router raises before any route or hook runs (serverOptions.frameworkErrors: a path that is not
+ * valid percent-encoding, a path segment over maxParamLength): Fastify's own body would leave Spring's shape.
+ */
+export function frameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode ?? 500
+  const err = error.code === 'FST_ERR_BAD_URL'
+    ? new SandboxError('SANDBOX_ERR_VALIDATION', 'The request path is not a valid URL: bad percent-encoding')
+    : status >= 500 ? new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error') : Object.assign(new SandboxError('SANDBOX_ERR_VALIDATION', error.message), { statusCode: status })
+  reply.header('x-request-id', request.id)
+  sendError(reply, request, err)
+}
+
+/**
  * The one place error bodies are made: the error handler (every thrown or validation error), the
  * not-found handler (404, or 405 with Allow when the path exists for other methods).
  */
