@@ -14,6 +14,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
   app.get('/accounts', {
     schema: {
       tags: ['accounts'],
+      operationId: 'listAccounts',
       summary: "List the agent's accounts",
       description: `spec 4.2: accounts of the agent; with customerId, the accounts that customer holds (an id that is not the agent's customer gives an empty page). ${LIST_NOTE}`,
       security: SECURED,
@@ -26,6 +27,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
   app.get('/accounts/:accountId', {
     schema: {
       tags: ['accounts'],
+      operationId: 'getAccount',
       summary: 'Read one account',
       description: 'spec 4.1: the account with this id, if it belongs to the agent (else 404).',
       security: SECURED,
@@ -38,6 +40,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
   app.post('/accounts', {
     schema: {
       tags: ['accounts'],
+      operationId: 'createAccount',
       summary: 'Open an account for a customer',
       description: "spec 4.3: opens an account for one of the agent's customers, with productCode's product (GET /api/products) " +
         'or a call account when productCode is absent. openedDate is today (South African time), the balance 0.00 ZAR, the customer the holder. Answers 200 with the account (spec 7).',

@@ -11,6 +11,7 @@ export default async function banks (fastify: FastifyInstance): Promise<void> {
   app.get('/banks', {
     schema: {
       tags: ['banks'],
+      operationId: 'listBanks',
       summary: 'List local banks',
       description: `spec 4.4: the banks available for transacting, with universal branch codes and SWIFT BICs (foreign: true marks South African branches of foreign banks). ${LIST_NOTE}`,
       security: SECURED,

@@ -14,6 +14,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
   app.get('/customers/:customerId/beneficiaries', {
     schema: {
       tags: ['beneficiaries'],
+      operationId: 'listBeneficiaries',
       summary: "List a customer's beneficiaries",
       description: `spec 4.5: the beneficiaries of one of the agent's customers (404 for a customer that is not the agent's). ${LIST_NOTE}`,
       security: SECURED,
@@ -27,6 +28,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
   app.get('/customers/:customerId/beneficiaries/:beneficiaryId', {
     schema: {
       tags: ['beneficiaries'],
+      operationId: 'getBeneficiary',
       summary: 'Read one beneficiary',
       description: 'spec 4.6: the beneficiary, if it is available on the agent for this customer (else 404).',
       security: SECURED,
@@ -39,6 +41,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
   app.post('/customers/:customerId/beneficiaries', {
     schema: {
       tags: ['beneficiaries'],
+      operationId: 'createBeneficiary',
       summary: 'Create a beneficiary',
       description: "spec 4.7: creates a beneficiary of one of the agent's customers. bankCode must be a bank of GET /api/banks; branchCode defaults " +
         "to the bank's default branch; the answer echoes the request and adds beneficiaryId, bankName and branchName.",

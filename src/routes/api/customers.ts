@@ -14,6 +14,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
   app.post('/customers', {
     schema: {
       tags: ['customers'],
+      operationId: 'createCustomer',
       summary: 'Create a customer record',
       description: 'spec 4.8: creates a customer record of the agent from a default customer (and other customers), with a call account whose number ' +
         'becomes defaultAccountNumber (unless the deprecated createCallAccount is false). Identifying numbers are checked by entity type: South African ' +
@@ -29,6 +30,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
   app.get('/customers', {
     schema: {
       tags: ['customers'],
+      operationId: 'listCustomers',
       summary: "List the agent's customers",
       description: `spec 4.10: the agent's customer records, oldest first. ${LIST_NOTE}`,
       security: SECURED,
@@ -41,6 +43,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
   app.get('/customers/:customerId', {
     schema: {
       tags: ['customers'],
+      operationId: 'getCustomer',
       summary: 'Read one customer record',
       description: "spec 4.9: the customer record, if it is the agent's (else 404).",
       security: SECURED,
@@ -53,6 +56,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
   app.get('/users/current/customers', {
     schema: {
       tags: ['customers'],
+      operationId: 'listCurrentUserCustomers',
       summary: 'List the customers linked to the current user',
       description: "spec 4.11: the customers linked to the token's user (a test user signed in through the authorization code or password grant), " +
         `among the customers of the Agent-Id's agent. A client-credentials token has no user: the page is empty (the sandbox's decision). ${LIST_NOTE}`,

@@ -11,6 +11,7 @@ export default async function guarantees (fastify: FastifyInstance): Promise<voi
   app.get('/guarantees/:guaranteeID/state', {
     schema: {
       tags: ['guarantees'],
+      operationId: 'getGuaranteeState',
       summary: 'Read the state of a loan guarantee',
       description: 'spec 4.13: public, no token and no Agent-Id (a token, if sent, is ignored). The sandbox answers for the guarantees of its scenarios and ' +
         `of POST /__sandbox/guarantees, and for these ids without any set-up: ${Object.keys(MAGIC_GUARANTEE_PREFIXES).join('..., ')}... ` +

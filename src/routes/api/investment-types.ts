@@ -11,6 +11,7 @@ export default async function investmentTypes (fastify: FastifyInstance): Promis
   app.get('/investment-types', {
     schema: {
       tags: ['investment types'],
+      operationId: 'listInvestmentTypes',
       summary: 'List investment types',
       description: `spec 4.14: the investment types a Party's investmentTypeId may name; ITF (id 1) is the default. ${LIST_NOTE}`,
       security: SECURED,

@@ -14,6 +14,7 @@ export default async function messages (fastify: FastifyInstance): Promise<void>
   app.post('/customers/:customerId/messages', {
     schema: {
       tags: ['messages'],
+      operationId: 'createMessage',
       summary: 'Send a message to a customer',
       description: "spec 4.12: a message to one of the agent's customers; the answer adds id and dateCreated (local South African time, no zone).",
       security: SECURED,
@@ -28,6 +29,7 @@ export default async function messages (fastify: FastifyInstance): Promise<void>
   app.get('/customers/:customerId/messages', {
     schema: {
       tags: ['messages'],
+      operationId: 'listMessages',
       summary: "List a customer's messages",
       description: `spec 4.12: the messages of one of the agent's customers, oldest first. ${LIST_NOTE}`,
       security: SECURED,

@@ -14,6 +14,7 @@ export default async function products (fastify: FastifyInstance): Promise<void>
   app.get('/products', {
     schema: {
       tags: ['products'],
+      operationId: 'listProducts',
       summary: 'List the products offered to the agent',
       description: `${ASSUMED} The productCode of POST /api/accounts must be one of these. ${LIST_NOTE}`,
       security: SECURED,
@@ -26,6 +27,7 @@ export default async function products (fastify: FastifyInstance): Promise<void>
   app.get('/products/:productCode', {
     schema: {
       tags: ['products'],
+      operationId: 'getProduct',
       summary: 'Read one product',
       description: ASSUMED,
       security: SECURED,

@@ -11,6 +11,7 @@ export default async function publicAccounts (fastify: FastifyInstance): Promise
   app.get('/accounts/public', {
     schema: {
       tags: ['public accounts'],
+      operationId: 'listPublicAccounts',
       summary: 'List accounts of public entities',
       description: `spec 4.15: accounts of South African public entities that payments can be made to; with name, only the account of that name (case-insensitive). ${LIST_NOTE}`,
       security: SECURED,

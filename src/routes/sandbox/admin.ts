@@ -26,6 +26,7 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
   app.post('/reset', {
     schema: {
       tags: ['sandbox operator'],
+      operationId: 'resetAllPartners',
       summary: 'Reset every partner',
       description: 'Every partner back to the start of a scenario (the start scenario by default); fresh agents are removed, registered partners keep their credentials.',
       security: ADMIN_SECURITY,
@@ -36,13 +37,14 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
   }, async (request) => ({ partners: await control.resetAll(request.body?.scenario, request.body?.seed) }))
 
   app.get('/partners', {
-    schema: { tags: ['sandbox operator'], summary: 'List every partner', security: ADMIN_SECURITY, response: { 200: ref(PartnerList), ...errorResponses(401, 403) } },
+    schema: { tags: ['sandbox operator'], operationId: 'listPartners', summary: 'List every partner', description: 'Every partner of the sandbox (scenario and registered) with its agents, record counts, test users and guarantees.', security: ADMIN_SECURITY, response: { 200: ref(PartnerList), ...errorResponses(401, 403) } },
     config
   }, async () => ({ partners: [...world.partners.values()].map(partnerSummary) }))
 
   app.post('/partners', {
     schema: {
       tags: ['sandbox operator'],
+      operationId: 'registerPartner',
       summary: 'Register a partner',
       description: 'A new OAuth client with its own agents, filled from a scenario. The answer carries the client secret (shown once) and the token URL.',
       security: ADMIN_SECURITY,

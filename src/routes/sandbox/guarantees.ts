@@ -11,13 +11,14 @@ export default async function guaranteeControl (fastify: FastifyInstance): Promi
   const config = { partnerOnly: true }
 
   app.get('/guarantees', {
-    schema: { tags: ['sandbox'], summary: "List the partner's guarantees", security: PARTNER_SECURITY, response: { 200: ref(GuaranteeList), ...errorResponses(401) } },
+    schema: { tags: ['sandbox'], operationId: 'listGuarantees', summary: "List the partner's guarantees", description: 'The guarantees of the scenario and those created with POST /__sandbox/guarantees, with their state.', security: PARTNER_SECURITY, response: { 200: ref(GuaranteeList), ...errorResponses(401) } },
     config
   }, async (request) => ({ guarantees: repo.listOf(partnerOf(request)) }))
 
   app.post('/guarantees', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'createGuarantee',
       summary: 'Create a guarantee',
       description: 'A guarantee that GET /api/guarantees/{guaranteeID}/state then answers for (id assigned when absent; ids are unique sandbox-wide).',
       security: PARTNER_SECURITY,
@@ -30,6 +31,7 @@ export default async function guaranteeControl (fastify: FastifyInstance): Promi
   app.put('/guarantees/:guaranteeId', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'setGuaranteeState',
       summary: 'Set the state of a guarantee',
       description: 'Sets (or creates) a guarantee of the partner with this id.',
       security: PARTNER_SECURITY,

@@ -15,6 +15,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
   app.get('/scenarios', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'listScenarios',
       summary: 'List the scenarios',
       description: 'The built-in scenarios a partner can reset to.',
       security: PARTNER_SECURITY,
@@ -26,6 +27,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
   app.get('/state', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'getSandboxState',
       summary: "Show the partner's sandbox state",
       description: "The partner's scenario, seed, agents (with record counts), test users and guarantees.",
       security: PARTNER_SECURITY,
@@ -37,6 +39,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
   app.post('/reset', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'resetPartner',
       summary: "Reset the partner's data to the start of a scenario",
       description: "Only this partner's scenario agents change; other partners and this partner's fresh agents are untouched. " +
         'Without a body, back to the start of the current scenario and seed. Works while traffic flows: the new data replaces the old at once.',
@@ -50,6 +53,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
   app.post('/agents', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'createAgent',
       summary: 'Create a fresh agent',
       description: 'A new agent of the partner, seeded from a scenario, for one CI run: nobody else sees or changes its data. ' +
         'Existing tokens of the partner work for it at once (Agent-Id). Delete it when the run ends.',
@@ -63,6 +67,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
   app.post('/agents/:agentId/reset', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'resetAgent',
       summary: 'Reset one agent',
       description: "One agent of the partner back to the start of a scenario; the partner's other agents are untouched.",
       security: PARTNER_SECURITY,
@@ -76,6 +81,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
   app.delete('/agents/:agentId', {
     schema: {
       tags: ['sandbox'],
+      operationId: 'deleteAgent',
       summary: 'Delete a fresh agent',
       description: 'Removes a fresh agent and its data. Scenario agents cannot be deleted (409).',
       security: PARTNER_SECURITY,
