@@ -48,6 +48,12 @@ t.test('the paging error messages use Hibernate wording', async (t) => {
   t.equal(res.json().message, 'size: must be greater than or equal to 1')
   const big = await api(app, { url: '/api/banks?size=2001' })
   t.match(big.json().errors, [{ defaultMessage: 'must be less than or equal to 2000' }])
+  const huge = await api(app, { url: '/api/banks?page=2147483648' })
+  t.equal(huge.statusCode, 400, 'a page beyond a Java Integer')
+  t.match(huge.json().errors, [{ field: 'page', code: 'Max' }])
+  const largest = await api(app, { url: '/api/banks?page=2147483647' })
+  t.equal(largest.statusCode, 200)
+  t.same(largest.json().banks, [])
 })
 
 t.test('an empty list has totalPages 0 with first and last true', async (t) => {

@@ -45,7 +45,8 @@ export const AgentIdHeaders = Type.Object({
 // spec 2.1 / 8: page 0-indexed default 0, size default 10. The maximum size is the sandbox's decision.
 export const MAX_PAGE_SIZE = 2000
 export const PagingQuery = Type.Object({
-  page: Type.Integer({ minimum: 0, default: 0, description: '0-indexed page to fetch (spec 2.1).' }),
+  // the service's page is a Java Integer: a page past 2147483647 cannot be asked for (nor sent back)
+  page: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0, description: '0-indexed page to fetch (spec 2.1).' }),
   size: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 10, description: `Page size (spec 2.1), 1 to ${MAX_PAGE_SIZE}; the maximum is the sandbox's decision (the spec shows none).` })
 })
 export type Paging = Static<typeof PagingQuery>
