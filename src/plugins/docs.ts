@@ -27,7 +27,7 @@ type Json = Record<string, any>
 
 /** design.md "Decisions where the spec is silent", as the documents state them. */
 const DECISIONS = [
-  'Authentication (spec 5 "not shown"): access tokens are sent as Authorization: Bearer <token>. They are RS256 JWTs of the embedded identity provider, which follows Keycloak\'s layout ' +
+  'Authentication (spec 5 "not shown"): access tokens are sent as `Authorization: Bearer <access token>`. They are RS256 JWTs of the embedded identity provider, which follows Keycloak\'s layout ' +
     `(issuer {server}${REALM_PATH}, discovery at ${REALM_PATH}/.well-known/openid-configuration). Grants: client_credentials (scope=openid accepted), authorization_code with PKCE for test users, ` +
     'password (Keycloak\'s direct access grant), refresh_token.',
   'Tenancy: a partner is an OAuth client owning agents; the Agent-Id header must name one of them (one of the user\'s agents for a user token). A record of another agent or partner is a 404, exactly like one that does not exist.',
@@ -85,7 +85,7 @@ function swagger2SecurityDefinitions (publicUrl: string): Json {
     [SWAGGER2_OAUTH.application]: { type: 'oauth2', flow: 'application', tokenUrl, scopes: SCOPES, description },
     [SWAGGER2_OAUTH.accessCode]: { type: 'oauth2', flow: 'accessCode', authorizationUrl, tokenUrl, scopes: SCOPES, description: `${description} Needs PKCE (S256).` },
     [SWAGGER2_OAUTH.password]: { type: 'oauth2', flow: 'password', tokenUrl, scopes: SCOPES, description },
-    bearerAuth: { type: 'apiKey', name: 'Authorization', in: 'header', description: 'Authorization: Bearer <access token>' }
+    bearerAuth: { type: 'apiKey', name: 'Authorization', in: 'header', description: '`Authorization: Bearer <access token>`' }
   }
 }
 
