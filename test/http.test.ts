@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { api, build, tokenFor } from './helper.js'
+import { api, tokenFor } from './helper.js'
+import { calmApp } from './calm.js'
 
 // every list operation of spec 4 (4.11 is covered with the customers)
 const LISTS = [
@@ -28,7 +29,7 @@ function assertErrorShape (t: Test, res: LightMyRequestResponse, status: number,
 }
 
 t.test('every list refuses size 0, size 2001, page -1 and non-integers with 400 naming the parameter', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   for (const url of LISTS) {
     for (const [query, field, code] of [['size=0', 'size', 'Min'], ['size=2001', 'size', 'Max'], ['page=-1', 'page', 'Min'], ['page=x', 'page', 'typeMismatch'], ['size=1.5', 'size', 'typeMismatch']]) {
       const res = await api(app, { url: `${url}?${query}` })
@@ -42,7 +43,7 @@ t.test('every list refuses size 0, size 2001, page -1 and non-integers with 400 
 })
 
 t.test('the paging error messages use Hibernate wording', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const res = await api(app, { url: '/api/banks?size=0' })
   t.same(res.json().errors, [{ field: 'size', rejectedValue: 0, defaultMessage: 'must be greater than or equal to 1', code: 'Min' }])
   t.equal(res.json().message, 'size: must be greater than or equal to 1')
@@ -57,18 +58,18 @@ t.test('the paging error messages use Hibernate wording', async (t) => {
 })
 
 t.test('an empty list has totalPages 0 with first and last true', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const res = await api(app, { url: '/api/accounts?customerId=1002100000001' })
   t.same(res.json().page, { page: 0, pageSize: 10, numberOfElements: 0, totalElements: 0, totalPages: 0, first: true, last: true })
   const past = await api(app, { url: '/api/accounts?customerId=1002100000001&page=3' })
   t.same(past.json().page, { page: 3, pageSize: 10, numberOfElements: 0, totalElements: 0, totalPages: 0, first: false, last: true })
-  const empty = await build(t, { scenario: 'empty' })
+  const empty = await calmApp(t, { scenario: 'empty' })
   const banks = await api(empty, { url: '/api/banks', agent: null, token: null })
   t.equal(banks.statusCode, 401, 'the empty scenario still needs a token')
 })
 
 t.test('a missing Agent-Id is a 400 with Spring\'s message on every secured operation', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   for (const url of [...LISTS, '/api/accounts/1001200000001', '/api/customers/1001100000001', '/api/products/CALL']) {
     const res = await api(app, { url, agent: null })
     assertErrorShape(t, res, 400, url.split('?')[0])
@@ -81,7 +82,7 @@ t.test('a missing Agent-Id is a 400 with Spring\'s message on every secured oper
 })
 
 t.test('an unknown path is a 404 in the error shape', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   for (const url of ['/api/nothing', '/api/accounts/1001200000001/extra', '/nothing']) {
     const res = await api(app, { url })
     assertErrorShape(t, res, 404, url)
@@ -90,7 +91,7 @@ t.test('an unknown path is a 404 in the error shape', async (t) => {
 })
 
 t.test('a path that the router cannot take apart still answers in the error shape', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const bad = await api(app, { url: '/api/accounts/%ZZ' })
   assertErrorShape(t, bad, 400, '/api/accounts/%ZZ')
   t.notMatch(bad.body, /FST_/, 'no framework error code')
@@ -101,7 +102,7 @@ t.test('a path that the router cannot take apart still answers in the error shap
 })
 
 t.test('a wrong method is a 405 with an Allow header', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const del = await api(app, { url: '/api/banks', method: 'DELETE' })
   assertErrorShape(t, del, 405, '/api/banks')
   t.match(del.headers.allow, /\bGET\b/)
@@ -117,7 +118,7 @@ t.test('a wrong method is a 405 with an Allow header', async (t) => {
 })
 
 t.test('a text/plain body is a 415', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const res = await api(app, { url: '/api/accounts', body: 'customerId=1001100000001', headers: { 'content-type': 'text/plain' } })
   assertErrorShape(t, res, 415, '/api/accounts')
   t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_MEDIA_TYPE')
@@ -126,7 +127,7 @@ t.test('a text/plain body is a 415', async (t) => {
 })
 
 t.test('a body over the configured limit is a 413', async (t) => {
-  const app = await build(t, { bodyLimit: 1024 })
+  const app = await calmApp(t, { bodyLimit: 1024 })
   const res = await api(app, { url: '/api/customers/1001100000001/messages', body: { message: 'M'.repeat(2000), fromDepartment: '', fromPerson: '' } })
   assertErrorShape(t, res, 413, '/api/customers/1001100000001/messages')
   t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_BODY_TOO_LARGE')
@@ -136,7 +137,7 @@ t.test('a body over the configured limit is a 413', async (t) => {
 })
 
 t.test('malformed JSON is a 400 without parser internals', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   for (const body of ['{"customerId": ', '{customerId: 1}', '[1,2']) {
     const res = await api(app, { url: '/api/accounts', body, headers: { 'content-type': 'application/json' } })
     assertErrorShape(t, res, 400, '/api/accounts')
@@ -151,7 +152,7 @@ t.test('malformed JSON is a 400 without parser internals', async (t) => {
 })
 
 t.test('validation, auth and not-found errors all have the Spring body shape', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const token = await tokenFor(app)
   const cases: Array<[LightMyRequestResponse, number, string]> = [
     [await api(app, { url: '/api/accounts', body: { customerId: 'x' } }), 400, '/api/accounts'],
@@ -165,7 +166,7 @@ t.test('validation, auth and not-found errors all have the Spring body shape', a
 })
 
 t.test('/4.1/api and /api are the same latest version, without deprecation headers', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const latest = await api(app, { url: '/api/banks?size=5' })
   const v41 = await api(app, { url: '/4.1/api/banks?size=5' })
   t.equal(v41.statusCode, 200)
@@ -177,7 +178,7 @@ t.test('/4.1/api and /api are the same latest version, without deprecation heade
 })
 
 t.test('deprecated versions answer with Deprecation (RFC 9745) and a Link to their docs', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const latest = (await api(app, { url: '/api/banks' })).json()
   for (const version of ['4.0', '3.1', '3.0', '2.1', '2.0']) {
     const res = await api(app, { url: `/${version}/api/banks` })
@@ -194,7 +195,7 @@ t.test('deprecated versions answer with Deprecation (RFC 9745) and a Link to the
 })
 
 t.test('version 1.3 is served without deprecation marks', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const res = await api(app, { url: '/1.3/api/banks' })
   t.equal(res.statusCode, 200)
   t.equal(res.headers.deprecation, undefined)
@@ -202,7 +203,7 @@ t.test('version 1.3 is served without deprecation marks', async (t) => {
 })
 
 t.test('unknown versions are a 404 in the error shape', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   for (const version of ['5.0', '4.2', '1.0', '4']) {
     const res = await api(app, { url: `/${version}/api/banks` })
     assertErrorShape(t, res, 404, `/${version}/api/banks`)
@@ -211,7 +212,7 @@ t.test('unknown versions are a 404 in the error shape', async (t) => {
 })
 
 t.test('versioned paths reach every operation, including creates and the public guarantee state', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const created = await api(app, { url: '/3.0/api/accounts', body: { customerId: '1001100000001' } })
   t.equal(created.statusCode, 200)
   const read = await api(app, { url: `/api/accounts/${created.json().id as string}` })
@@ -222,7 +223,7 @@ t.test('versioned paths reach every operation, including creates and the public 
 })
 
 t.test('agent 1002 sees none of the records of agent 1001 through any list', async (t) => {
-  const app = await build(t)
+  const app = await calmApp(t)
   const ids = (res: LightMyRequestResponse, key: string, idField: string): string[] => res.json()[key].map((r: Record<string, string>) => r[idField])
   const mineCustomers = ids(await api(app, { url: '/api/customers?size=2000' }), 'customers', 'customerId')
   const theirCustomers = ids(await api(app, { url: '/api/customers?size=2000', agent: '1002' }), 'customers', 'customerId')
