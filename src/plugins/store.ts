@@ -36,8 +36,9 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, files ?? memoryPersistence)
   const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed })
   const saved = files === undefined ? [] : await files.loadAll()
-  if (saved.length > 0) control.restore(saved)
-  else await control.loadStart()
+  control.restore(saved)
+  // every partner of the start scenario on a first start; afterwards only those without a file
+  await control.loadStart()
 
   fastify.decorate('world', world)
   fastify.decorate('repos', createRepos(world))

@@ -1,6 +1,6 @@
 import type { Ajv } from 'ajv'
 import type { FieldError } from '../errors.js'
-import { fieldErrorsFromAjv } from '../schemas/validation.js'
+import { fieldErrorsFromAjv, fieldPath } from '../schemas/validation.js'
 
 /** Data in a file (fixture or scenario) that the sandbox could not serve: refused at boot. */
 export class DataError extends Error {
@@ -10,9 +10,10 @@ export class DataError extends Error {
   }
 }
 
+/** "file: records.x[0]" + "name1"; a where that is only a file name ends with ":" and the field follows a space. */
 export function describeFieldError (where: string, e: FieldError): string {
-  const field = e.field === '' ? '' : `.${e.field}`.replace(/^\.\[/, '[')
-  return `${where}${field}: ${e.defaultMessage} (rule ${e.code}, value ${JSON.stringify(e.rejectedValue)})`
+  const field = e.field === '' ? '' : where.endsWith(':') ? ` ${e.field}` : `.${e.field}`.replace(/^\.\[/, '[')
+  return `${where}${field}${where.endsWith(':') && field === '' ? '' : ':'} ${e.defaultMessage} (rule ${e.code}, value ${JSON.stringify(e.rejectedValue)})`
 }
 
 /** Throws a DataError naming the file, the field and the rule when value does not pass schema $id. */
@@ -20,7 +21,15 @@ export function checkAgainst (ajv: Ajv, schemaId: string, value: unknown, where:
   const validate = ajv.getSchema(schemaId)
   if (validate === undefined) throw new Error(`no schema ${schemaId}`)
   if (validate(value) === true) return
-  const [first] = fieldErrorsFromAjv(validate.errors ?? [])
+  const errors = validate.errors ?? []
+  // a misspelt field is named itself, not its parent object (what a person fixing the file needs)
+  const unknown = errors.find((e) => e.keyword === 'additionalProperties')
+  if (unknown !== undefined) {
+    const name = (unknown.params as { additionalProperty: string }).additionalProperty
+    const field = fieldPath(unknown.instancePath, name)
+    throw new DataError(describeFieldError(where, { field, code: 'additionalProperties', defaultMessage: 'is not a field of this schema', rejectedValue: (unknown.data as Record<string, unknown>)[name] }))
+  }
+  const [first] = fieldErrorsFromAjv(errors)
   throw new DataError(describeFieldError(where, first))
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { SandboxError, notFound, validationFailed } from '../errors.js'
 import type { AgentStore } from '../store/agent.js'
 import type { Partner } from '../store/partner.js'
-import type { PartnerSnapshot } from '../store/records.js'
+import type { AgentSnapshot, PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
 import { buildAgent, buildPartner, type BuildContext, type PartnerIdentity } from './build.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
@@ -64,6 +64,10 @@ export function partnerSummary (p: Partner): PartnerSummary {
   }
 }
 
+function recordsOf (a: AgentSnapshot): number {
+  return a.customers.length + a.accounts.length + a.beneficiaries.length + a.messages.length
+}
+
 function identityOf (p: Partner): PartnerIdentity {
   return {
     id: p.id,
@@ -99,11 +103,15 @@ export class ScenarioControl {
     return seed ?? loaded.scenario.seed
   }
 
-  /** The world at first start: every partner of the start scenario. */
+  /**
+   * The world at first start: every partner of the start scenario. With partners already restored from the
+   * data dir, only those missing (a crash during the first start, a file removed by hand) are built.
+   */
   async loadStart (): Promise<void> {
     const loaded = this.scenario(this.start.scenario)
     const seed = this.start.seed ?? loaded.scenario.seed
     for (const def of loaded.scenario.partners) {
+      if (this.world.partner(def.id) !== undefined) continue
       const partner = this.world.putPartner(buildPartner(this.ctx, loaded, seed, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
       await this.world.commit(partner)
     }
@@ -128,10 +136,17 @@ export class ScenarioControl {
     if (keepFresh) {
       const taken = new Set(snapshot.agents.map((a) => a.id))
       for (const a of partner.agents.values()) if (a.fresh && !taken.has(a.id)) snapshot.agents.push(a.snapshot())
+      // a partner cannot reset itself past its record limit (the operator's reset of everything can)
+      this.ensureGrowth(partner, snapshot.agents.reduce((n, a) => n + recordsOf(a), 0) - partner.recordCount)
     }
     const next = this.world.putPartner(snapshot)
     await this.world.commit(next)
     return partnerSummary(next)
+  }
+
+  /** A reset that shrinks the data is always allowed (even above the limit); one that grows it must fit. */
+  private ensureGrowth (partner: Partner, growth: number): void {
+    if (growth > 0) this.world.ensureRoom(partner, growth)
   }
 
   private nextAgentId (partner: Partner): string {
@@ -165,9 +180,10 @@ export class ScenarioControl {
       id,
       name: opts.name ?? `FRESH AGENT ${id}`,
       fresh: true,
-      like: opts.like ?? own[0] ?? id
+      // a registered partner's agents are no scenario agents: its first agent is the model then
+      like: opts.like ?? own[0] ?? [...partner.agents.values()].find((a) => !a.fresh)?.like ?? id
     })
-    this.world.ensureRoom(partner, snapshot.customers.length + snapshot.accounts.length + snapshot.beneficiaries.length + snapshot.messages.length)
+    this.world.ensureRoom(partner, recordsOf(snapshot))
     const agent = this.world.putAgent(partner, snapshot)
     await this.world.commit(partner)
     return agentSummary(agent)
@@ -186,7 +202,7 @@ export class ScenarioControl {
     const loaded = this.scenario(opts.scenario ?? current.scenario)
     const seed = opts.scenario === undefined && opts.seed === undefined ? current.seed : this.seedOf(loaded, opts.seed)
     const snapshot = buildAgent(this.ctx, loaded, seed, { id: agentId, name: current.name, fresh: current.fresh, like: current.like })
-    this.world.ensureRoom(partner, snapshot.customers.length + snapshot.accounts.length + snapshot.beneficiaries.length + snapshot.messages.length - current.recordCount)
+    this.ensureGrowth(partner, recordsOf(snapshot) - current.recordCount)
     const agent = this.world.putAgent(partner, snapshot)
     await this.world.commit(partner)
     return agentSummary(agent)

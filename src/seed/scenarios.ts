@@ -84,7 +84,7 @@ export class ScenarioLibrary {
     } catch (err) {
       throw new DataError(`${file}: cannot be read as JSON (${(err as Error).message})`)
     }
-    checkAgainst(this.ajv, 'Scenario', raw, file)
+    checkAgainst(this.ajv, 'Scenario', raw, `${file}:`)
     const scenario = raw as Scenario
     return checkReferences(file, scenario, this.ajv, this.ref)
   }
@@ -123,6 +123,8 @@ function checkReferences (file: string, scenario: Scenario, ajv: Ajv, ref: Refer
     return r
   }
   const claim = (id: string, agentId: string, kind: string, where: string, field: string): void => {
+    // an unknown owner first: otherwise the id scheme check would blame the id for it
+    if (!agentOwner.has(agentId)) throw new DataError(`${where}.agentId: ${agentId} is not an agent of the scenario`)
     if (!id.startsWith(`${agentId}${kind}`) || id.length !== agentId.length + 9) {
       throw new DataError(`${where}.${field}: must be the agent id ${agentId}, the digit ${kind} and 8 digits (the sandbox's id scheme)`)
     }

@@ -45,15 +45,18 @@ export function guaranteesRepo (world: World) {
         throw new SandboxError('SANDBOX_ERR_CONFLICT', `Guarantee ids starting with ${Object.keys(MAGIC_GUARANTEE_PREFIXES).join(', ')} are reserved`)
       }
       let id = guaranteeId
+      let seq = partner.guaranteeSeq
       if (id === undefined) {
         do {
-          partner.guaranteeSeq += 1
-          id = `${partner.number}${String(partner.guaranteeSeq).padStart(9, '0')}`
+          seq += 1
+          id = `${partner.number}${String(seq).padStart(9, '0')}`
         } while (world.guarantee(id) !== undefined)
       }
       const owner = world.ownerOfGuarantee(id)
       if (owner !== undefined && owner !== partner) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Guarantee ${id} belongs to another partner`)
       if (owner === undefined) world.ensureRoom(partner, 1)
+      // only now: a refused create leaves the partner exactly as it was
+      partner.guaranteeSeq = seq
       const guarantee: Guarantee = { guaranteeId: id, state }
       world.putGuarantee(partner, guarantee)
       await world.commit(partner)

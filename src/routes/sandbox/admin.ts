@@ -31,7 +31,7 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
       description: 'Every partner back to the start of a scenario (the start scenario by default); fresh agents are removed, registered partners keep their credentials.',
       security: ADMIN_SECURITY,
       body: ResetRequest,
-      response: { 200: ref(PartnerList), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(PartnerList), ...errorResponses(400, 401, 403, 413, 415) }
     },
     config
   }, async (request) => ({ partners: await control.resetAll(request.body?.scenario, request.body?.seed) }))
@@ -49,7 +49,7 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
       description: 'A new OAuth client with its own agents, filled from a scenario. The answer carries the client secret (shown once) and the token URL.',
       security: ADMIN_SECURITY,
       body: RegisterPartnerRequest,
-      response: { 200: ref(RegisteredPartner), ...errorResponses(400, 401, 403, 409) }
+      response: { 200: ref(RegisteredPartner), ...errorResponses(400, 401, 403, 409, 413, 415) }
     },
     config
   }, async (request) => ({ ...await control.registerPartner(request.body ?? {}), tokenUrl: opts.tokenUrl }))

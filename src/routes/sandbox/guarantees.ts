@@ -23,7 +23,7 @@ export default async function guaranteeControl (fastify: FastifyInstance): Promi
       description: 'A guarantee that GET /api/guarantees/{guaranteeID}/state then answers for (id assigned when absent; ids are unique sandbox-wide).',
       security: PARTNER_SECURITY,
       body: GuaranteeRequest,
-      response: { 200: ref(Guarantee), ...errorResponses(400, 401, 403, 409) }
+      response: { 200: ref(Guarantee), ...errorResponses(400, 401, 403, 409, 413, 415) }
     },
     config
   }, async (request) => await repo.put(partnerOf(request), request.body.state, request.body.guaranteeId))
@@ -37,7 +37,7 @@ export default async function guaranteeControl (fastify: FastifyInstance): Promi
       security: PARTNER_SECURITY,
       params: GuaranteeIdParam,
       body: GuaranteeStateRequest,
-      response: { 200: ref(Guarantee), ...errorResponses(400, 401, 403, 409) }
+      response: { 200: ref(Guarantee), ...errorResponses(400, 401, 403, 409, 413, 415) }
     },
     config
   }, async (request) => await repo.put(partnerOf(request), request.body.state, request.params.guaranteeId))

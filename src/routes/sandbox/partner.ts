@@ -42,10 +42,11 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
       operationId: 'resetPartner',
       summary: "Reset the partner's data to the start of a scenario",
       description: "Only this partner's scenario agents change; other partners and this partner's fresh agents are untouched. " +
-        'Without a body, back to the start of the current scenario and seed. Works while traffic flows: the new data replaces the old at once.',
+        'Without a body, back to the start of the current scenario and seed. Works while traffic flows: the new data replaces the old at once. ' +
+        'A reset that would take the partner past its record limit (SANDBOX_MAX_RECORDS) is refused with 403 and changes nothing.',
       security: PARTNER_SECURITY,
       body: ResetRequest,
-      response: { 200: ref(PartnerSummary), ...errorResponses(400, 401) }
+      response: { 200: ref(PartnerSummary), ...errorResponses(400, 401, 403, 413, 415) }
     },
     config
   }, async (request) => await control.resetPartner(partnerOf(request), request.body?.scenario, request.body?.seed))
@@ -59,7 +60,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
         'Existing tokens of the partner work for it at once (Agent-Id). Delete it when the run ends.',
       security: PARTNER_SECURITY,
       body: AgentRequest,
-      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 403, 413, 415) }
     },
     config
   }, async (request) => await control.createAgent(partnerOf(request), request.body ?? {}))
@@ -73,7 +74,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
       security: PARTNER_SECURITY,
       params: AgentIdParam,
       body: ResetRequest,
-      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 404) }
+      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 403, 404, 413, 415) }
     },
     config
   }, async (request) => await control.resetAgent(partnerOf(request), request.params.agentId, request.body ?? {}))

@@ -1,0 +1,235 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import type { PartnerSnapshot } from '../src/store/records.js'
+
+/*
+ * The durability promise, tested for real: the built server runs as a child process with a data dir, a
+ * client writes continuously, and the server is killed with SIGKILL at a random moment, then restarted.
+ * After every kill the partner files must parse and hold every create that had been answered 200.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const CLI = join(ROOT, 'dist', 'cli.js')
+const CYCLES = 20
+const WRITERS = 6
+
+function newest (dir: string, ext: string): number {
+  let max = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) max = Math.max(max, newest(path, ext))
+    else if (entry.name.endsWith(ext)) max = Math.max(max, statSync(path).mtimeMs)
+  }
+  return max
+}
+
+/** dist/ as `npm run build` makes it, rebuilt when missing or older than src/ (the test must run today's code). */
+function ensureBuilt (): void {
+  if (existsSync(CLI) && newest(join(ROOT, 'dist'), '.js') >= newest(join(ROOT, 'src'), '.ts')) return
+  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' })
+  if (tsc.status !== 0 && !existsSync(CLI)) throw new Error(`npm run build failed: ${tsc.stdout}${tsc.stderr}`)
+}
+
+interface Server { child: ChildProcess, port: number, stderr: () => string }
+
+/** Starts the built CLI on a free port; resolves once it listens (or with port 0 if it was killed first). */
+function startServer (dataDir: string, killAfterMs?: number): Promise<Server> {
+  const child = spawn(process.execPath, [CLI], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      SANDBOX_DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      // a busy CI machine must not turn creates into 503s: this test is about the disk
+      SANDBOX_MAX_EVENT_LOOP_DELAY: '60000'
+    },
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let err = ''
+  let port = 0
+  return new Promise((resolve, reject) => {
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString()
+      const m = /listening on [^\s:]+:(\d+)/.exec(err)
+      if (m !== null && port === 0) {
+        port = Number(m[1])
+        if (killAfterMs === undefined) resolve({ child, port, stderr: () => err })
+      }
+    })
+    child.on('exit', (code, signal) => {
+      if (timer !== undefined) clearTimeout(timer)
+      // killed on purpose: port 0 says the kill came before it listened
+      if (signal === 'SIGKILL' && killAfterMs !== undefined) resolve({ child, port, stderr: () => err })
+      else reject(new Error(`the sandbox exited (${code ?? signal}) before listening:\n${err}`))
+    })
+  })
+}
+
+async function kill (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGKILL')
+  await exited
+}
+
+const PARTNERS = {
+  'partner-a': { secret: 'partner-a-secret', agents: ['1001', '1002'] },
+  'partner-b': { secret: 'partner-b-secret', agents: ['2001'] }
+} as const
+type PartnerId = keyof typeof PARTNERS
+
+async function token (port: number, partner: PartnerId): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/auth/realms/sandbox/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${partner}:${PARTNERS[partner].secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded'
+    },
+    body: 'grant_type=client_credentials'
+  })
+  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { access_token: string }).access_token
+}
+
+/** A create that the server answered 200: it must be on disk from then on. */
+interface Acked { partner: PartnerId, agent: string, kind: 'customers' | 'messages', id: string }
+
+let serial = 0
+
+/** One writer: creates customers and messages back to back until the server dies under it. */
+async function writer (port: number, tokens: Record<PartnerId, string>, acked: Acked[], counts: { interrupted: number, refused: number }): Promise<void> {
+  const partners = Object.keys(PARTNERS) as PartnerId[]
+  let last: { partner: PartnerId, agent: string, customerId: string } | undefined
+  for (;;) {
+    const partner = partners[serial % 3 === 2 ? 1 : 0]
+    const agents = PARTNERS[partner].agents
+    const agent = agents[serial % agents.length]
+    serial += 1
+    const message = last !== undefined && serial % 3 === 0
+    const target = message ? last! : { partner, agent, customerId: '' }
+    const url = message
+      ? `http://127.0.0.1:${port}/api/customers/${target.customerId}/messages`
+      : `http://127.0.0.1:${port}/api/customers`
+    const body = message
+      ? { message: `CRASH TEST ${serial}`, fromDepartment: 'CRASH', fromPerson: 'TEST' }
+      : { customerReference: `CRASH-${serial}`, defaultCustomer: { entityTypeId: '5', name1: `CRASH ${serial} (PTY) LTD`, identifyingNumber: '2010/123456/07', taxNumber: '9001234567' } }
+    let res: Response
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens[target.partner]}`, 'agent-id': target.agent, 'content-type': 'application/json' },
+        body: JSON.stringify(body)
+      })
+    } catch {
+      counts.interrupted += 1 // the server died with this request in flight: it was never acknowledged
+      return
+    }
+    let json: { customerId?: string, id?: string }
+    try {
+      json = await res.json() as { customerId?: string, id?: string }
+    } catch {
+      counts.interrupted += 1
+      return
+    }
+    if (res.status !== 200) {
+      counts.refused += 1
+      continue
+    }
+    if (message) {
+      acked.push({ partner: target.partner, agent: target.agent, kind: 'messages', id: json.id! })
+    } else {
+      acked.push({ partner: target.partner, agent: target.agent, kind: 'customers', id: json.customerId! })
+      last = { partner: target.partner, agent: target.agent, customerId: json.customerId! }
+    }
+  }
+}
+
+/** Every partner file parses as a partner file; every acknowledged create is in it. */
+function checkFiles (dataDir: string, acked: Acked[]): { missing: Acked[], problems: string[] } {
+  const problems: string[] = []
+  const ids = new Map<string, Set<string>>()
+  // a kill before the first start made its directory leaves none
+  const names = existsSync(join(dataDir, 'partners')) ? readdirSync(join(dataDir, 'partners')) : []
+  for (const name of names.filter((f) => f.endsWith('.json'))) {
+    let file: PartnerSnapshot
+    try {
+      file = JSON.parse(readFileSync(join(dataDir, 'partners', name), 'utf8'))
+    } catch (err) {
+      problems.push(`${name}: ${(err as Error).message}`)
+      continue
+    }
+    if (file.format !== 1 || `${file.id}.json` !== name) problems.push(`${name}: not a partner file`)
+    for (const a of file.agents) {
+      ids.set(`${file.id}/${a.id}/customers`, new Set(a.customers.map((c) => c.customerId)))
+      ids.set(`${file.id}/${a.id}/messages`, new Set(a.messages.map((m) => m.id)))
+    }
+  }
+  const missing = acked.filter((c) => ids.get(`${c.partner}/${c.agent}/${c.kind}`)?.has(c.id) !== true)
+  return { missing, problems }
+}
+
+t.test(`${CYCLES} SIGKILLs amid continuous writes lose no create that was answered 200`, async (t) => {
+  ensureBuilt()
+  const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-crash-'))
+  let server: Server | undefined
+  t.teardown(async () => {
+    if (server !== undefined) await kill(server.child)
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  const acked: Acked[] = []
+  const counts = { interrupted: 0, refused: 0 }
+  let startKills = 0
+  for (let cycle = 0; cycle < CYCLES; cycle++) {
+    // every tenth cycle the kill may land while the server is still starting (restoring, or on the very
+    // first cycle writing its first files)
+    if (cycle % 10 === 0) {
+      const early = await startServer(dataDir, Math.floor(Math.random() * 1500))
+      if (early.port === 0) startKills++
+      const after = checkFiles(dataDir, acked)
+      t.same(after.problems, [], `cycle ${cycle}: the files parse after a kill during the start`)
+    }
+    server = await startServer(dataDir)
+    const { port, child } = server
+    t.notOk(readdirSync(join(dataDir, 'partners')).some((f) => f.endsWith('.tmp')), `cycle ${cycle}: no temporary file survives the start`)
+    const tokens = { 'partner-a': await token(port, 'partner-a'), 'partner-b': await token(port, 'partner-b') }
+    const before = acked.length
+    const writers = Array.from({ length: WRITERS }, () => writer(port, tokens, acked, counts))
+    // a random moment: most of a batch's life is its write and fsync, so kills land inside batches
+    const delay = 50 + Math.floor(Math.random() * 400)
+    await new Promise((resolve) => setTimeout(resolve, delay))
+    await kill(child)
+    await Promise.all(writers)
+    server = undefined
+
+    const { missing, problems } = checkFiles(dataDir, acked)
+    t.same(problems, [], `cycle ${cycle}: every partner file parses`)
+    t.same(missing.slice(0, 5), [], `cycle ${cycle}: all ${acked.length} acknowledged creates on disk (${acked.length - before} new, killed after ${delay} ms)`)
+    if (missing.length > 0 || problems.length > 0) break
+  }
+  t.ok(acked.length >= CYCLES, `${acked.length} creates were acknowledged across the cycles`)
+  t.ok(counts.interrupted >= CYCLES, `${counts.interrupted} requests were in flight when the server died`)
+  t.equal(counts.refused, 0, 'no create was refused')
+  t.comment(`kills during the start: ${startKills}`)
+
+  // and the restarted sandbox serves them
+  server = await startServer(dataDir)
+  const tokens = { 'partner-a': await token(server.port, 'partner-a'), 'partner-b': await token(server.port, 'partner-b') }
+  const sample = acked.filter((_c, i) => i % Math.max(1, Math.floor(acked.length / 40)) === 0)
+  let served = 0
+  for (const c of sample) {
+    const url = c.kind === 'customers' ? `/api/customers/${c.id}` : undefined
+    if (url === undefined) continue
+    const res = await fetch(`http://127.0.0.1:${server.port}${url}`, { headers: { authorization: `Bearer ${tokens[c.partner]}`, 'agent-id': c.agent } })
+    if (res.status === 200) served++
+    else t.fail(`${c.partner} ${c.agent} ${c.id}: ${res.status}`)
+  }
+  t.ok(served > 0, `${served} sampled customers served after the last restart`)
+})
