@@ -39,6 +39,13 @@ export class TokenVerifier {
     readonly audience: string
   ) {}
 
+  /** The claims of a token verified before and still valid (expiry and revocation checked), without a promise; else undefined (call verify()). */
+  cached (token: string): AccessClaims | undefined {
+    const claims = this.cache.get(token)
+    if (claims === undefined || claims.exp <= Math.floor(Date.now() / 1000) || this.revoked.has(claims.jti)) return undefined
+    return claims
+  }
+
   async verify (token: string): Promise<AccessClaims> {
     const now = Math.floor(Date.now() / 1000)
     const cached = this.cache.get(token)

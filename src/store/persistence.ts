@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync } from 'node:fs'
-import { open, readFile, rename, unlink } from 'node:fs/promises'
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Low, type Adapter } from 'lowdb'
 import type { Partner } from './partner.js'
@@ -14,7 +14,7 @@ import type { Persistence } from './world.js'
  */
 
 // Records never change once stored (a change replaces the object), so each one is turned into JSON
-// once; a batch then costs a join, not a fresh JSON.stringify of the whole partner.
+// once, not at every batch.
 const recordJson = new WeakMap<object, string>()
 function json (record: object): string {
   let s = recordJson.get(record)
@@ -25,19 +25,83 @@ function json (record: object): string {
   return s
 }
 
-function list (records: object[]): string {
-  return `[${records.map(json).join(',')}]`
+// A record list only grows (AgentStore appends), so its JSON is also kept, as bytes: a batch encodes only
+// the records added since the last one, and the file is a concatenation of buffers. Before reuse the
+// cache checks that the list still starts with the very records it encoded (pointer comparisons);
+// anything else (a shorter list, a replaced record) re-encodes the list.
+interface ListBytes { items: object[], bytes: Buffer, used: number }
+const listCache = new WeakMap<object[], ListBytes>()
+
+function startsWith (records: object[], items: object[]): boolean {
+  if (records.length < items.length) return false
+  for (let i = 0; i < items.length; i++) if (records[i] !== items[i]) return false
+  return true
 }
 
-function agentText (a: AgentSnapshot): string {
-  const head = JSON.stringify({ id: a.id, name: a.name, fresh: a.fresh, like: a.like, scenario: a.scenario, seed: a.seed, seq: a.seq })
-  return `${head.slice(0, -1)},"customers":${list(a.customers)},"accounts":${list(a.accounts)},` +
-    `"beneficiaries":${list(a.beneficiaries)},"messages":${list(a.messages)}}`
+/** The JSON of a list's records, comma-separated, without the brackets. */
+function listBytes (records: object[]): Buffer {
+  let c = listCache.get(records)
+  if (c === undefined || !startsWith(records, c.items)) {
+    c = { items: [], bytes: Buffer.alloc(0), used: 0 }
+    listCache.set(records, c)
+  }
+  const from = c.items.length
+  if (from < records.length) {
+    const text = (from === 0 ? '' : ',') + records.slice(from).map(json).join(',')
+    const size = Buffer.byteLength(text)
+    if (c.used + size > c.bytes.length) {
+      // geometric growth (appends stay cheap) by a quarter, so that a large list does not hold much spare room
+      const grown = Buffer.allocUnsafe(c.used + size + Math.max(65536, c.used >> 2))
+      c.bytes.copy(grown, 0, 0, c.used)
+      c.bytes = grown
+    }
+    c.used += c.bytes.write(text, c.used)
+    for (let i = from; i < records.length; i++) c.items.push(records[i])
+  }
+  return c.bytes.subarray(0, c.used)
+}
+
+const piece = (text: string): Buffer => Buffer.from(text)
+const CUSTOMERS = piece(',"customers":[')
+const ACCOUNTS = piece('],"accounts":[')
+const BENEFICIARIES = piece('],"beneficiaries":[')
+const MESSAGES = piece('],"messages":[')
+const AGENT_END = piece(']}')
+const COMMA = piece(',')
+const END = piece(']}\n')
+
+/**
+ * The partner file's bytes in pieces (written with one writev: no copy of the whole file per batch);
+ * the same JSON as JSON.stringify would give, with the agents' lists in record order.
+ */
+function serialisePieces (p: PartnerSnapshot): Buffer[] {
+  const { agents, ...meta } = p
+  const out = [piece(`${JSON.stringify(meta).slice(0, -1)},"agents":[`)]
+  agents.forEach((a, i) => {
+    const head = JSON.stringify({ id: a.id, name: a.name, fresh: a.fresh, like: a.like, scenario: a.scenario, seed: a.seed, seq: a.seq })
+    if (i > 0) out.push(COMMA)
+    out.push(piece(head.slice(0, -1)), CUSTOMERS, listBytes(a.customers), ACCOUNTS, listBytes(a.accounts),
+      BENEFICIARIES, listBytes(a.beneficiaries), MESSAGES, listBytes(a.messages), AGENT_END)
+  })
+  out.push(END)
+  return out
 }
 
 export function serialise (p: PartnerSnapshot): string {
-  const { agents, ...meta } = p
-  return `${JSON.stringify(meta).slice(0, -1)},"agents":[${agents.map(agentText).join(',')}]}\n`
+  return Buffer.concat(serialisePieces(p)).toString('utf8')
+}
+
+/** Writes every byte of the pieces from the start of the file (a write may take fewer bytes than asked). */
+async function writeAll (handle: FileHandle, pieces: Buffer[], path: string): Promise<void> {
+  const rest = pieces.filter((b) => b.length > 0)
+  for (let position = 0; rest.length > 0;) {
+    const { bytesWritten } = await handle.writev(rest, position)
+    if (bytesWritten === 0) throw new Error(`could not write ${path}`)
+    position += bytesWritten
+    let done = bytesWritten
+    while (done > 0 && done >= rest[0].length) done -= rest.shift()!.length
+    if (done > 0) rest[0] = rest[0].subarray(done)
+  }
 }
 
 /** lowdb adapter: atomic, fsync'd writes of the cached serialisation. */
@@ -57,16 +121,26 @@ class PartnerFileAdapter implements Adapter<PartnerSnapshot> {
 
   async write (data: PartnerSnapshot): Promise<void> {
     const tmp = `${this.path}.${process.pid}.tmp`
+    const pieces = serialisePieces(data)
+    // as few trips through the thread pool as possible: under load each one waits for a turn of the
+    // event loop (writeFile would take one per 512 KiB, and close need not come before the rename)
     const handle = await open(tmp, 'w', 0o600)
     try {
-      await handle.writeFile(serialise(data))
+      await writeAll(handle, pieces, this.path)
       await handle.datasync()
-    } finally {
+    } catch (err) {
       await handle.close()
+      throw err
     }
-    await rename(tmp, this.path)
+    const [closed, renamed] = await Promise.allSettled([handle.close(), rename(tmp, this.path)])
+    if (renamed.status === 'rejected') throw renamed.reason
+    if (closed.status === 'rejected') throw closed.reason
   }
 }
+
+// How long a batch waits for more writes when writes are arriving concurrently (cf. PostgreSQL's
+// commit_delay): without it, concurrent clients split into two cohorts that alternate between batches.
+const GROUP_COMMIT_DELAY_MS = 2
 
 /** One partner's file with its group commit. */
 class PartnerFile {
@@ -88,11 +162,13 @@ class PartnerFile {
     })
   }
 
-  private schedule (): void {
+  private schedule (delayMs = 0): void {
     if (this.scheduled || this.writing !== undefined) return
     this.scheduled = true
     // setImmediate: every request already read in this turn of the event loop joins the batch
-    setImmediate(() => { this.writing = this.flush() })
+    const start = (): void => { setImmediate(() => { this.writing = this.flush() }) }
+    if (delayMs > 0) setTimeout(start, delayMs)
+    else start()
   }
 
   private async flush (): Promise<void> {
@@ -107,7 +183,9 @@ class PartnerFile {
       for (const w of batch) w.reject(err as Error)
     } finally {
       this.writing = undefined
-      if (this.waiting.length > 0) this.schedule()
+      // writes arrived during this one: concurrent clients. The clients just answered send their next
+      // writes within a moment; waiting that moment lets them join the next batch (a lone client never waits)
+      if (this.waiting.length > 0) this.schedule(GROUP_COMMIT_DELAY_MS)
     }
   }
 
