@@ -249,7 +249,10 @@ t.test('the sandbox\'s decisions where the spec is silent are stated in the docu
 
 async function replay (t: Test, app: FastifyInstance, ex: DocExamples, r: ResponseExample): Promise<void> {
   const token = r.request.auth === 'none' ? null : r.request.auth === 'user' ? await userToken(app, ex.partner.user.username, ex.partner.user.password) : await tokenFor(app)
-  const headers: Record<string, string> = r.request.contentType === undefined ? {} : { 'content-type': r.request.contentType }
+  const headers: Record<string, string> = {
+    ...(r.request.contentType === undefined ? {} : { 'content-type': r.request.contentType }),
+    ...(r.request.accept === undefined ? {} : { accept: r.request.accept })
+  }
   const res = await api(app, { method: r.request.method, url: r.request.url, body: r.request.body, agent: r.request.agent === undefined ? ex.agentId : r.request.agent, token, headers })
   const label = `${r.request.method} ${r.request.url.slice(0, 80)} (${r.name})`
   t.equal(res.statusCode, r.status, `${label}: status ${r.status}`)

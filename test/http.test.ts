@@ -1,7 +1,6 @@
 import t, { type Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { api, tokenFor } from './helper.js'
-import { calmApp } from './calm.js'
+import { api, build, tokenFor } from './helper.js'
 
 // every list operation of spec 4 (4.11 is covered with the customers)
 const LISTS = [
@@ -29,7 +28,7 @@ function assertErrorShape (t: Test, res: LightMyRequestResponse, status: number,
 }
 
 t.test('every list refuses size 0, size 2001, page -1 and non-integers with 400 naming the parameter', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const url of LISTS) {
     for (const [query, field, code] of [['size=0', 'size', 'Min'], ['size=2001', 'size', 'Max'], ['page=-1', 'page', 'Min'], ['page=x', 'page', 'typeMismatch'], ['size=1.5', 'size', 'typeMismatch']]) {
       const res = await api(app, { url: `${url}?${query}` })
@@ -43,7 +42,7 @@ t.test('every list refuses size 0, size 2001, page -1 and non-integers with 400 
 })
 
 t.test('the paging error messages use Hibernate wording', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/banks?size=0' })
   t.same(res.json().errors, [{ field: 'size', rejectedValue: 0, defaultMessage: 'must be greater than or equal to 1', code: 'Min' }])
   t.equal(res.json().message, 'size: must be greater than or equal to 1')
@@ -58,18 +57,18 @@ t.test('the paging error messages use Hibernate wording', async (t) => {
 })
 
 t.test('an empty list has totalPages 0 with first and last true', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts?customerId=1002100000001' })
   t.same(res.json().page, { page: 0, pageSize: 10, numberOfElements: 0, totalElements: 0, totalPages: 0, first: true, last: true })
   const past = await api(app, { url: '/api/accounts?customerId=1002100000001&page=3' })
   t.same(past.json().page, { page: 3, pageSize: 10, numberOfElements: 0, totalElements: 0, totalPages: 0, first: false, last: true })
-  const empty = await calmApp(t, { scenario: 'empty' })
+  const empty = await build(t, { scenario: 'empty' })
   const banks = await api(empty, { url: '/api/banks', agent: null, token: null })
   t.equal(banks.statusCode, 401, 'the empty scenario still needs a token')
 })
 
 t.test('a missing Agent-Id is a 400 with Spring\'s message on every secured operation', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const url of [...LISTS, '/api/accounts/1001200000001', '/api/customers/1001100000001', '/api/products/CALL']) {
     const res = await api(app, { url, agent: null })
     assertErrorShape(t, res, 400, url.split('?')[0])
@@ -82,7 +81,7 @@ t.test('a missing Agent-Id is a 400 with Spring\'s message on every secured oper
 })
 
 t.test('an unknown path is a 404 in the error shape', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const url of ['/api/nothing', '/api/accounts/1001200000001/extra', '/nothing']) {
     const res = await api(app, { url })
     assertErrorShape(t, res, 404, url)
@@ -91,7 +90,7 @@ t.test('an unknown path is a 404 in the error shape', async (t) => {
 })
 
 t.test('a path that the router cannot take apart still answers in the error shape', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const bad = await api(app, { url: '/api/accounts/%ZZ' })
   assertErrorShape(t, bad, 400, '/api/accounts/%ZZ')
   t.notMatch(bad.body, /FST_/, 'no framework error code')
@@ -102,7 +101,7 @@ t.test('a path that the router cannot take apart still answers in the error shap
 })
 
 t.test('a wrong method is a 405 with an Allow header', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const del = await api(app, { url: '/api/banks', method: 'DELETE' })
   assertErrorShape(t, del, 405, '/api/banks')
   t.match(del.headers.allow, /\bGET\b/)
@@ -118,7 +117,7 @@ t.test('a wrong method is a 405 with an Allow header', async (t) => {
 })
 
 t.test('a text/plain body is a 415', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts', body: 'customerId=1001100000001', headers: { 'content-type': 'text/plain' } })
   assertErrorShape(t, res, 415, '/api/accounts')
   t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_MEDIA_TYPE')
@@ -127,7 +126,7 @@ t.test('a text/plain body is a 415', async (t) => {
 })
 
 t.test('a body over the configured limit is a 413', async (t) => {
-  const app = await calmApp(t, { bodyLimit: 1024 })
+  const app = await build(t, { bodyLimit: 1024 })
   const res = await api(app, { url: '/api/customers/1001100000001/messages', body: { message: 'M'.repeat(2000), fromDepartment: '', fromPerson: '' } })
   assertErrorShape(t, res, 413, '/api/customers/1001100000001/messages')
   t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_BODY_TOO_LARGE')
@@ -137,7 +136,7 @@ t.test('a body over the configured limit is a 413', async (t) => {
 })
 
 t.test('malformed JSON is a 400 without parser internals', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const body of ['{"customerId": ', '{customerId: 1}', '[1,2']) {
     const res = await api(app, { url: '/api/accounts', body, headers: { 'content-type': 'application/json' } })
     assertErrorShape(t, res, 400, '/api/accounts')
@@ -152,7 +151,7 @@ t.test('malformed JSON is a 400 without parser internals', async (t) => {
 })
 
 t.test('validation, auth and not-found errors all have the Spring body shape', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const token = await tokenFor(app)
   const cases: Array<[LightMyRequestResponse, number, string]> = [
     [await api(app, { url: '/api/accounts', body: { customerId: 'x' } }), 400, '/api/accounts'],
@@ -166,7 +165,7 @@ t.test('validation, auth and not-found errors all have the Spring body shape', a
 })
 
 t.test('/4.1/api and /api are the same latest version, without deprecation headers', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const latest = await api(app, { url: '/api/banks?size=5' })
   const v41 = await api(app, { url: '/4.1/api/banks?size=5' })
   t.equal(v41.statusCode, 200)
@@ -178,7 +177,7 @@ t.test('/4.1/api and /api are the same latest version, without deprecation heade
 })
 
 t.test('deprecated versions answer with Deprecation (RFC 9745) and a Link to their docs', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const latest = (await api(app, { url: '/api/banks' })).json()
   for (const version of ['4.0', '3.1', '3.0', '2.1', '2.0']) {
     const res = await api(app, { url: `/${version}/api/banks` })
@@ -195,7 +194,7 @@ t.test('deprecated versions answer with Deprecation (RFC 9745) and a Link to the
 })
 
 t.test('version 1.3 is served without deprecation marks', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/1.3/api/banks' })
   t.equal(res.statusCode, 200)
   t.equal(res.headers.deprecation, undefined)
@@ -203,7 +202,7 @@ t.test('version 1.3 is served without deprecation marks', async (t) => {
 })
 
 t.test('unknown versions are a 404 in the error shape', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const version of ['5.0', '4.2', '1.0', '4']) {
     const res = await api(app, { url: `/${version}/api/banks` })
     assertErrorShape(t, res, 404, `/${version}/api/banks`)
@@ -212,7 +211,7 @@ t.test('unknown versions are a 404 in the error shape', async (t) => {
 })
 
 t.test('versioned paths reach every operation, including creates and the public guarantee state', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const created = await api(app, { url: '/3.0/api/accounts', body: { customerId: '1001100000001' } })
   t.equal(created.statusCode, 200)
   const read = await api(app, { url: `/api/accounts/${created.json().id as string}` })
@@ -223,7 +222,7 @@ t.test('versioned paths reach every operation, including creates and the public 
 })
 
 t.test('agent 1002 sees none of the records of agent 1001 through any list', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const ids = (res: LightMyRequestResponse, key: string, idField: string): string[] => res.json()[key].map((r: Record<string, string>) => r[idField])
   const mineCustomers = ids(await api(app, { url: '/api/customers?size=2000' }), 'customers', 'customerId')
   const theirCustomers = ids(await api(app, { url: '/api/customers?size=2000', agent: '1002' }), 'customers', 'customerId')
@@ -234,5 +233,28 @@ t.test('agent 1002 sees none of the records of agent 1001 through any list', asy
       t.equal((await api(app, { url, agent: '1002' })).statusCode, 404, url)
     }
     t.same((await api(app, { url: `/api/accounts?customerId=${id}`, agent: '1002' })).json().accounts, [])
+  }
+})
+
+t.test('a body nested deeper than Jackson allows is a 400 parse error, never a 500', async (t) => {
+  const app = await build(t)
+  const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`
+  const res = await api(app, { url: '/api/customers/1001100000001/messages', body: deep, headers: { 'content-type': 'application/json' } })
+  assertErrorShape(t, res, 400, '/api/customers/1001100000001/messages')
+  t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_MALFORMED_JSON')
+  t.match(res.json().message, /nesting depth/)
+  const fine = await api(app, { url: '/api/customers/1001100000001/messages', body: { message: 'HI', fromDepartment: 'X', fromPerson: 'Y', extra: { a: { b: null } } } })
+  t.equal(fine.statusCode, 200, 'nested unknown properties with nulls are simply ignored')
+})
+
+t.test('an Accept header that admits no JSON is answered 406, as Spring does', async (t) => {
+  const app = await build(t)
+  for (const accept of ['application/json', '*/*', 'application/*', 'text/html, application/json;q=0.9', 'application/problem+json']) {
+    t.equal((await api(app, { url: '/api/banks', headers: { accept } })).statusCode, 200, `Accept: ${accept}`)
+  }
+  for (const accept of ['application/xml', 'text/html', 'application/json;q=0']) {
+    const res = await api(app, { url: '/api/banks', headers: { accept } })
+    assertErrorShape(t, res, 406, '/api/banks')
+    t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_NOT_ACCEPTABLE', `Accept: ${accept}`)
   }
 })

@@ -1,7 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { PARTNER_A, PARTNER_B } from './helper.js'
-import { call, calmApp, clientToken, loginToken } from './calm.js'
+import { api, build, PARTNER_A, PARTNER_B, tokenFor, userToken } from './helper.js'
 
 const BENEFICIARY = {
   name: 'SIPHO NDLOVU',
@@ -24,26 +23,26 @@ async function ok (res: Promise<LightMyRequestResponse>): Promise<any> {
 
 /** Everything partner-b has, read with partner-b's own token: the picture that must not change. */
 async function snapshotB (app: FastifyInstance): Promise<{ ids: Ids, data: unknown }> {
-  const token = await clientToken(app, PARTNER_B)
+  const token = await tokenFor(app, PARTNER_B)
   const as = { token, agent: '2001' }
-  const state = await ok(call(app, { url: '/__sandbox/state', token, agent: null }))
-  const guarantees = await ok(call(app, { url: '/__sandbox/guarantees', token, agent: null }))
-  const customers = (await ok(call(app, { url: '/api/customers?size=2000', ...as }))).customers as Array<{ customerId: string }>
-  const accounts = (await ok(call(app, { url: '/api/accounts?size=2000', ...as }))).accounts as Array<{ id: string }>
-  const bob = (await ok(call(app, { url: '/api/users/current/customers?size=2000', token: await loginToken(app, 'bob', 'bob-password', PARTNER_B), agent: '2001' }))).customers
+  const state = await ok(api(app, { url: '/__sandbox/state', token, agent: null }))
+  const guarantees = await ok(api(app, { url: '/__sandbox/guarantees', token, agent: null }))
+  const customers = (await ok(api(app, { url: '/api/customers?size=2000', ...as }))).customers as Array<{ customerId: string }>
+  const accounts = (await ok(api(app, { url: '/api/accounts?size=2000', ...as }))).accounts as Array<{ id: string }>
+  const bob = (await ok(api(app, { url: '/api/users/current/customers?size=2000', token: await userToken(app, 'bob', 'bob-password', PARTNER_B), agent: '2001' }))).customers
   const ids: Ids = { customers: customers.map((c) => c.customerId), accounts: accounts.map((a) => a.id), beneficiaries: [], messages: [] }
   const perCustomer: Record<string, unknown> = {}
   for (const { customerId } of customers) {
-    const bens = (await ok(call(app, { url: `/api/customers/${customerId}/beneficiaries?size=2000`, ...as }))).beneficiaries as Array<{ beneficiaryId: string }>
-    const msgs = (await ok(call(app, { url: `/api/customers/${customerId}/messages?size=2000`, ...as }))).messages as Array<{ id: string }>
-    const one = await ok(call(app, { url: `/api/customers/${customerId}`, ...as }))
+    const bens = (await ok(api(app, { url: `/api/customers/${customerId}/beneficiaries?size=2000`, ...as }))).beneficiaries as Array<{ beneficiaryId: string }>
+    const msgs = (await ok(api(app, { url: `/api/customers/${customerId}/messages?size=2000`, ...as }))).messages as Array<{ id: string }>
+    const one = await ok(api(app, { url: `/api/customers/${customerId}`, ...as }))
     for (const b of bens) ids.beneficiaries.push([customerId, b.beneficiaryId])
     for (const m of msgs) ids.messages.push([customerId, String(m.id)])
     perCustomer[customerId] = { one, bens, msgs }
   }
   const guaranteeStates: Record<string, unknown> = {}
   for (const g of guarantees.guarantees as Array<{ guaranteeId: string }>) {
-    guaranteeStates[g.guaranteeId] = (await ok(call(app, { url: `/api/guarantees/${g.guaranteeId}/state`, token: null, agent: null }))).state
+    guaranteeStates[g.guaranteeId] = (await ok(api(app, { url: `/api/guarantees/${g.guaranteeId}/state`, token: null, agent: null }))).state
   }
   return { ids, data: { state, guarantees, guaranteeStates, customers, accounts, bob, perCustomer } }
 }
@@ -55,11 +54,11 @@ function leaks (body: string, ids: Ids): string[] {
 }
 
 t.test('partner-a cannot read or write any of partner-b\'s data through the API', async (t) => {
-  const app = await calmApp(t)
-  const tokenB = await clientToken(app, PARTNER_B)
+  const app = await build(t)
+  const tokenB = await tokenFor(app, PARTNER_B)
   // partner-b writes something first: a reset of partner-b would make it disappear
   const customerB = '2001100000001'
-  const made = await ok(call(app, { url: `/api/customers/${customerB}/messages`, token: tokenB, agent: '2001', body: { ...MESSAGE, fromPerson: 'B. Owner' } }))
+  const made = await ok(api(app, { url: `/api/customers/${customerB}/messages`, token: tokenB, agent: '2001', body: { ...MESSAGE, fromPerson: 'B. Owner' } }))
   t.type(made.id, 'string')
   const before = await snapshotB(app)
   const { ids } = before
@@ -69,9 +68,9 @@ t.test('partner-a cannot read or write any of partner-b\'s data through the API'
   t.equal(leaks(JSON.stringify(before.data), ids).length, total, 'the leak detector finds every id in partner-b\'s own answers')
 
   const callers: Array<[string, string, string]> = [
-    ['partner-a (client) as 1001', await clientToken(app, PARTNER_A), '1001'],
-    ['partner-a (client) as 1002', await clientToken(app, PARTNER_A), '1002'],
-    ['alice as 1001', await loginToken(app, 'alice', 'alice-password'), '1001']
+    ['partner-a (client) as 1001', await tokenFor(app, PARTNER_A), '1001'],
+    ['partner-a (client) as 1002', await tokenFor(app, PARTNER_A), '1002'],
+    ['alice as 1001', await userToken(app, 'alice', 'alice-password'), '1001']
   ]
   const ownCustomer = '1001100000001'
 
@@ -91,7 +90,7 @@ t.test('partner-a cannot read or write any of partner-b\'s data through the API'
         `/1.3/api/accounts/${ids.accounts[0]}`
       ]
       for (const url of reads) {
-        const res = await call(app, { url, ...as })
+        const res = await api(app, { url, ...as })
         t.equal(res.statusCode, 404, url)
         t.same(leaks(res.body, ids), [], `${url}: no id of partner-b in the answer`)
       }
@@ -99,11 +98,11 @@ t.test('partner-a cannot read or write any of partner-b\'s data through the API'
 
     await t.test(`${who}: writes under partner-b's ids are refused`, async (t) => {
       for (const c of ids.customers) {
-        const ben = await call(app, { url: `/api/customers/${c}/beneficiaries`, body: BENEFICIARY, ...as })
+        const ben = await api(app, { url: `/api/customers/${c}/beneficiaries`, body: BENEFICIARY, ...as })
         t.equal(ben.statusCode, 404, `POST beneficiary under ${c}`)
-        const msg = await call(app, { url: `/api/customers/${c}/messages`, body: MESSAGE, ...as })
+        const msg = await api(app, { url: `/api/customers/${c}/messages`, body: MESSAGE, ...as })
         t.equal(msg.statusCode, 404, `POST message under ${c}`)
-        const acc = await call(app, { url: '/api/accounts', body: { customerId: c }, ...as })
+        const acc = await api(app, { url: '/api/accounts', body: { customerId: c }, ...as })
         t.equal(acc.statusCode, 400, `POST /api/accounts for ${c}`)
         t.match(acc.json().errors, [{ field: 'customerId' }])
         t.same(leaks(ben.body + msg.body, ids).filter((id) => id !== c), [], 'nothing of partner-b in the answers')
@@ -119,7 +118,7 @@ t.test('partner-a cannot read or write any of partner-b\'s data through the API'
         `/api/customers/${ownCustomer}/messages?size=2000`
       ]
       for (const url of lists) {
-        const res = await call(app, { url, ...as })
+        const res = await api(app, { url, ...as })
         if (agent === '1002' && url.includes(ownCustomer)) {
           t.equal(res.statusCode, 404, `${url}: another agent's customer`)
         } else {
@@ -128,7 +127,7 @@ t.test('partner-a cannot read or write any of partner-b\'s data through the API'
         t.same(leaks(res.body, ids), [], url)
       }
       for (const c of ids.customers) {
-        const res = await call(app, { url: `/api/accounts?customerId=${c}`, ...as })
+        const res = await api(app, { url: `/api/accounts?customerId=${c}`, ...as })
         t.equal(res.statusCode, 200)
         t.same(res.json().accounts, [], `accounts filtered by partner-b's customer ${c}: an empty page, as documented`)
         t.equal(res.json().page.totalElements, 0)
@@ -140,29 +139,29 @@ t.test('partner-a cannot read or write any of partner-b\'s data through the API'
 })
 
 t.test("partner-a's control API leaves partner-b untouched", async (t) => {
-  const app = await calmApp(t)
-  const tokenA = await clientToken(app, PARTNER_A)
-  const tokenB = await clientToken(app, PARTNER_B)
-  await ok(call(app, { url: '/api/customers/2001100000001/messages', token: tokenB, agent: '2001', body: { ...MESSAGE, fromPerson: 'B. Owner' } }))
+  const app = await build(t)
+  const tokenA = await tokenFor(app, PARTNER_A)
+  const tokenB = await tokenFor(app, PARTNER_B)
+  await ok(api(app, { url: '/api/customers/2001100000001/messages', token: tokenB, agent: '2001', body: { ...MESSAGE, fromPerson: 'B. Owner' } }))
   const before = await snapshotB(app)
   const asA = { token: tokenA, agent: null }
 
-  const state = await ok(call(app, { url: '/__sandbox/state', ...asA }))
+  const state = await ok(api(app, { url: '/__sandbox/state', ...asA }))
   t.notMatch(JSON.stringify(state), /"2001"|bob|partner-b|GTE-B/, "partner-a's state names nothing of partner-b")
-  const guarantees = await ok(call(app, { url: '/__sandbox/guarantees', ...asA }))
+  const guarantees = await ok(api(app, { url: '/__sandbox/guarantees', ...asA }))
   t.notOk(guarantees.guarantees.some((g: { guaranteeId: string }) => g.guaranteeId.startsWith('GTE-B')), "partner-b's guarantees are not listed")
 
-  t.equal((await call(app, { method: 'POST', url: '/__sandbox/reset', ...asA })).statusCode, 200, 'partner-a resets its data')
-  t.equal((await call(app, { method: 'POST', url: '/__sandbox/reset', ...asA, body: { scenario: 'empty' } })).statusCode, 200, 'to another scenario')
-  const fresh = await ok(call(app, { method: 'POST', url: '/__sandbox/agents', ...asA, body: {} }))
+  t.equal((await api(app, { method: 'POST', url: '/__sandbox/reset', ...asA })).statusCode, 200, 'partner-a resets its data')
+  t.equal((await api(app, { method: 'POST', url: '/__sandbox/reset', ...asA, body: { scenario: 'empty' } })).statusCode, 200, 'to another scenario')
+  const fresh = await ok(api(app, { method: 'POST', url: '/__sandbox/agents', ...asA, body: {} }))
   t.not(fresh.agentId, '2001')
-  t.equal((await call(app, { method: 'POST', url: '/__sandbox/agents/2001/reset', ...asA, body: {} })).statusCode, 404, "partner-b's agent is unknown to partner-a's reset")
-  t.equal((await call(app, { method: 'DELETE', url: '/__sandbox/agents/2001', ...asA })).statusCode, 404, "partner-b's agent cannot be deleted by partner-a")
-  const put = await call(app, { method: 'PUT', url: '/__sandbox/guarantees/GTE-B-0001', ...asA, body: { state: 'INVALID' } })
+  t.equal((await api(app, { method: 'POST', url: '/__sandbox/agents/2001/reset', ...asA, body: {} })).statusCode, 404, "partner-b's agent is unknown to partner-a's reset")
+  t.equal((await api(app, { method: 'DELETE', url: '/__sandbox/agents/2001', ...asA })).statusCode, 404, "partner-b's agent cannot be deleted by partner-a")
+  const put = await api(app, { method: 'PUT', url: '/__sandbox/guarantees/GTE-B-0001', ...asA, body: { state: 'INVALID' } })
   t.ok(put.statusCode >= 400 && put.statusCode < 500, `partner-a cannot set partner-b's guarantee (${put.statusCode})`)
-  const post = await call(app, { method: 'POST', url: '/__sandbox/guarantees', ...asA, body: { guaranteeId: 'GTE-B-0001', state: 'INVALID' } })
+  const post = await api(app, { method: 'POST', url: '/__sandbox/guarantees', ...asA, body: { guaranteeId: 'GTE-B-0001', state: 'INVALID' } })
   t.ok(post.statusCode >= 400 && post.statusCode < 500, `nor create one with its id (${post.statusCode})`)
-  t.equal((await call(app, { method: 'DELETE', url: `/__sandbox/agents/${String(fresh.agentId)}`, ...asA })).statusCode, 204)
+  t.equal((await api(app, { method: 'DELETE', url: `/__sandbox/agents/${String(fresh.agentId)}`, ...asA })).statusCode, 204)
 
   t.same((await snapshotB(app)).data, before.data, "partner-b's data, agents, guarantees and users are exactly as before")
 })

@@ -37,6 +37,8 @@ export interface ExampleRequest {
   body?: unknown
   /** Content-Type of a body sent as text (default: JSON). */
   contentType?: string
+  /** Accept header (default none). */
+  accept?: string
 }
 
 export interface ResponseExample {
@@ -176,9 +178,12 @@ export function buildDocExamples (scenarios: ScenarioLibrary, reference: Referen
     return [
       { status: 400, name: 'agentIdMissing', summary: 'No Agent-Id header', request: { ...req, agent: null }, value: error(400, "Required request header 'Agent-Id' for method parameter type String is not present", path) },
       { status: 401, name: 'tokenMissing', summary: 'No bearer token', request: { ...req, auth: 'none' }, value: error(401, 'Full authentication is required to access this resource: send Authorization: Bearer <access token>', path) },
-      { status: 403, name: 'agentNotBound', summary: `Agent-Id ${strangerAgent} belongs to another partner`, request: { ...req, agent: strangerAgent }, value: error(403, `Agent-Id '${strangerAgent}' is not bound to client '${PARTNER}'`, path) }
+      { status: 403, name: 'agentNotBound', summary: `Agent-Id ${strangerAgent} belongs to another partner`, request: { ...req, agent: strangerAgent }, value: error(403, `Agent-Id '${strangerAgent}' is not bound to client '${PARTNER}'`, path) },
+      notAcceptable(req)
     ]
   }
+  const notAcceptable = (req: ExampleRequest): ResponseExample =>
+    ({ status: 406, name: 'notAcceptable', summary: 'Accept: application/xml', request: { ...req, accept: 'application/xml' }, value: error(406, 'No acceptable representation: the API answers application/json', pathOf(req.url)) })
   const paramError = (url: string, field: string, rejected: unknown, message: string, code: string, summary: string): ResponseExample =>
     ({ status: 400, name: 'invalidParameter', summary, request: { method: 'GET', url }, value: error(400, `${field}: ${message}`, pathOf(url), [{ field, rejectedValue: rejected, defaultMessage: message, code }]) })
   const sizeError = (url: string): ResponseExample => paramError(`${url}?size=0`, 'size', 0, 'must be greater than or equal to 1', 'Min', 'size=0 (size is 1 to 2000)')
@@ -325,6 +330,7 @@ export function buildDocExamples (scenarios: ScenarioLibrary, reference: Referen
         })),
         { ...ok('/api/guarantees/NOSTATE-1/state', 'GuaranteeState', repos.guarantees.state('NOSTATE-1'), 'Any id starting NOSTATE-: no state'), name: 'noState', request: { method: 'GET', url: '/api/guarantees/NOSTATE-1/state', auth: 'none', agent: null } },
         { ...notFoundError('/api/guarantees/NOTFOUND-1/state', 'Guarantee', 'NOTFOUND-1', 'Any id starting NOTFOUND-, or an unknown id'), request: { method: 'GET', url: '/api/guarantees/NOTFOUND-1/state', auth: 'none', agent: null } },
+        notAcceptable({ method: 'GET', url: `/api/guarantees/${guarantees[0].guaranteeId}/state`, auth: 'none', agent: null }),
         {
           status: 400,
           name: 'invalidParameter',

@@ -114,6 +114,7 @@ const ERROR_MEANINGS: Record<number, string> = {
   403: "Forbidden: the Agent-Id is not one of the token's agents, or a partner limit is reached.",
   404: 'Not Found: no such record for this agent (a record of another agent or partner is not found either).',
   405: 'Method Not Allowed: the path exists for other methods (see Allow).',
+  406: 'Not Acceptable: the Accept header admits no application/json.',
   409: 'Conflict: the request conflicts with existing sandbox state.',
   413: 'Payload Too Large: the body is larger than the configured limit.',
   415: 'Unsupported Media Type: the body must be application/json.',

@@ -1,13 +1,12 @@
 import t from 'tap'
-import { api, tokenFor, PARTNER_B } from '../helper.js'
-import { calmApp } from '../calm.js'
+import { api, build, PARTNER_B, tokenFor } from '../helper.js'
 import { todaySast } from '../../src/clock.js'
 
 // spec 2.2: every field of an Account, all present on a seeded open account
 const ACCOUNT_FIELDS = ['id', 'number', 'agentId', 'bankId', 'branchCode', 'accountType', 'customers', 'label', 'type', 'balance', 'swiftBic', 'openedDate']
 
 t.test('GET /api/accounts/{accountId} answers a seeded account of the agent with every field of spec 2.2', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts/1001200000001' })
   t.equal(res.statusCode, 200)
   const account = res.json()
@@ -26,14 +25,14 @@ t.test('GET /api/accounts/{accountId} answers a seeded account of the agent with
 })
 
 t.test('GET /api/accounts/{accountId} shows closedDate on a closed account', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts/1001200000005' })
   t.equal(res.statusCode, 200)
   t.equal(res.json().closedDate, '2024-02-01')
 })
 
 t.test("GET /api/accounts/{accountId} is a 404 for another agent's account, another partner's account and an unknown id", async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const other = await api(app, { url: '/api/accounts/1001200000001', agent: '1002' })
   t.equal(other.statusCode, 404, "agent 1002 cannot read agent 1001's account")
   t.equal(other.json().status, 404)
@@ -45,7 +44,7 @@ t.test("GET /api/accounts/{accountId} is a 404 for another agent's account, anot
 })
 
 t.test('GET /api/accounts/{accountId} rejects an id over 16 digits or not numeric with 400 naming accountId', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const ok16 = await api(app, { url: '/api/accounts/1234567890123456' })
   t.equal(ok16.statusCode, 404, '16 digits pass the rule (and are simply unknown)')
   for (const bad of ['12345678901234567', 'abc', '12.5']) {
@@ -57,7 +56,7 @@ t.test('GET /api/accounts/{accountId} rejects an id over 16 digits or not numeri
 })
 
 t.test("GET /api/accounts lists the agent's accounts, paged", async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts?size=2000' })
   t.equal(res.statusCode, 200)
   const body = res.json()
@@ -73,7 +72,7 @@ t.test("GET /api/accounts lists the agent's accounts, paged", async (t) => {
 })
 
 t.test('GET /api/accounts?customerId= lists the accounts of that customer only', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts?customerId=1001100000001' })
   t.equal(res.statusCode, 200)
   t.same(res.json().accounts.map((a: { id: string }) => a.id), ['1001200000001', '1001200000002'])
@@ -88,7 +87,7 @@ t.test('GET /api/accounts?customerId= lists the accounts of that customer only',
 })
 
 t.test('agent 1002 never sees the accounts of agent 1001', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const mine = (await api(app, { url: '/api/accounts?size=2000' })).json().accounts.map((a: { id: string }) => a.id)
   const theirs = (await api(app, { url: '/api/accounts?size=2000', agent: '1002' })).json()
   t.ok(theirs.accounts.length > 0)
@@ -98,7 +97,7 @@ t.test('agent 1002 never sees the accounts of agent 1001', async (t) => {
 })
 
 t.test('POST /api/accounts without productCode opens a call account of today with a zero ZAR balance', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts', body: { customerId: '1001100000001' } })
   t.equal(res.statusCode, 200)
   const account = res.json()
@@ -122,21 +121,21 @@ t.test('the South African date is a day ahead of UTC between 22:00 and midnight 
 })
 
 t.test('POST /api/accounts with productCode NOTICE32 opens a notice account', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts', body: { customerId: '1001100000002', productCode: 'NOTICE32' } })
   t.equal(res.statusCode, 200)
   t.match(res.json(), { accountType: 'NOTICE', type: 'TRUST 32-DAY NOTICE ACCOUNT', customers: [{ customerId: '1001100000002' }] })
 })
 
 t.test('POST /api/accounts refuses an unknown productCode, naming productCode', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts', body: { customerId: '1001100000001', productCode: 'GOLD' } })
   t.equal(res.statusCode, 400)
   t.match(res.json(), { message: "Validation failed for object='accountCreateRequest'. Error count: 1", errors: [{ field: 'productCode', rejectedValue: 'GOLD', code: 'KnownProduct' }] })
 })
 
 t.test("POST /api/accounts refuses a customer that is not the agent's, naming customerId", async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const customerId of ['1002100000001', '2001100000001', '1001199999999']) {
     const res = await api(app, { url: '/api/accounts', body: { customerId } })
     t.equal(res.statusCode, 400, customerId)
@@ -145,7 +144,7 @@ t.test("POST /api/accounts refuses a customer that is not the agent's, naming cu
 })
 
 t.test('POST /api/accounts checks the sizes of customerId and productCode', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const long = await api(app, { url: '/api/accounts', body: { customerId: '12345678901234567890' } })
   t.equal(long.statusCode, 400)
   t.match(long.json().errors, [{ field: 'customerId', code: 'Digits', defaultMessage: 'numeric value out of bounds (<19 digits>.<0 digits> expected)' }])
@@ -162,7 +161,7 @@ t.test('POST /api/accounts checks the sizes of customerId and productCode', asyn
 })
 
 t.test('a new account is readable at once, by id and in the lists', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const created = (await api(app, { url: '/api/accounts', body: { customerId: '1001100000003', productCode: 'FIXED12' } })).json()
   const read = await api(app, { url: `/api/accounts/${created.id as string}` })
   t.equal(read.statusCode, 200)
@@ -176,7 +175,7 @@ t.test('a new account is readable at once, by id and in the lists', async (t) =>
 })
 
 t.test('POST /api/accounts ignores id and agentId in the body', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts', body: { customerId: '1001100000001', id: '1001200000001', agentId: 1002, number: '1', balance: { currency: 'USD', amount: 5 } } })
   t.equal(res.statusCode, 200)
   const account = res.json()

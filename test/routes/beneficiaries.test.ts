@@ -1,6 +1,5 @@
 import t from 'tap'
-import { api, tokenFor, PARTNER_B } from '../helper.js'
-import { calmApp } from '../calm.js'
+import { api, build, PARTNER_B, tokenFor } from '../helper.js'
 
 const CUSTOMER = '1001100000001'
 const BASE = `/api/customers/${CUSTOMER}/beneficiaries`
@@ -16,7 +15,7 @@ const VALID = {
 }
 
 t.test("GET beneficiaries lists the customer's beneficiaries, paged", async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE })
   t.equal(res.statusCode, 200)
   const body = res.json()
@@ -41,7 +40,7 @@ t.test("GET beneficiaries lists the customer's beneficiaries, paged", async (t) 
 })
 
 t.test('GET one beneficiary answers it; a beneficiary of another customer or agent is a 404', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: `${BASE}/1001300000002` })
   t.equal(res.statusCode, 200)
   t.match(res.json(), { beneficiaryId: '1001300000002', bankCode: '13', bankName: 'CAPITEC', branchCode: '470010', accountCategory: 'MANDATED' })
@@ -58,7 +57,7 @@ t.test('GET one beneficiary answers it; a beneficiary of another customer or age
 })
 
 t.test('a customer of another agent is a 404 for list, read and create', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const as1002 = { agent: '1002' }
   t.equal((await api(app, { url: BASE, ...as1002 })).statusCode, 404)
   t.equal((await api(app, { url: `${BASE}/1001300000001`, ...as1002 })).statusCode, 404)
@@ -73,7 +72,7 @@ t.test('a customer of another agent is a 404 for list, read and create', async (
 })
 
 t.test("POST creates a beneficiary that echoes the request, adds beneficiaryId, bankName and the bank's default branch", async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: VALID })
   t.equal(res.statusCode, 200)
   const created = res.json()
@@ -89,7 +88,7 @@ t.test("POST creates a beneficiary that echoes the request, adds beneficiaryId, 
 })
 
 t.test('POST keeps a given branchCode and names its branch', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: { ...VALID, bankCode: '15', branchCode: '210554' } })
   t.equal(res.statusCode, 200)
   t.match(res.json(), { bankCode: '15', bankName: 'FNB', branchCode: '210554', branchName: String })
@@ -99,7 +98,7 @@ t.test('POST keeps a given branchCode and names its branch', async (t) => {
 })
 
 t.test('POST treats a null branchCode as absent and a null required field as missing', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: { ...VALID, branchCode: null } })
   t.equal(res.statusCode, 200)
   t.equal(res.json().branchCode, '051001', "the bank's default branch")
@@ -109,7 +108,7 @@ t.test('POST treats a null branchCode as absent and a null required field as mis
 })
 
 t.test('POST ignores a beneficiaryId or customerId in the body', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: { ...VALID, beneficiaryId: '1001300000001', customerId: '1001100000002', bankName: 'X', branchName: 'Y' } })
   t.equal(res.statusCode, 200)
   t.not(res.json().beneficiaryId, '1001300000001')
@@ -120,7 +119,7 @@ t.test('POST ignores a beneficiaryId or customerId in the body', async (t) => {
 })
 
 t.test('POST refuses an unknown bankCode with 400 naming bankCode', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: { ...VALID, bankCode: '99' } })
   t.equal(res.statusCode, 400)
   t.match(res.json(), {
@@ -143,7 +142,7 @@ const RULES: Array<{ field: keyof typeof VALID | 'branchCode', pass: string[], f
 
 for (const rule of RULES) {
   t.test(`POST checks ${rule.field}: passing and failing values, the field named`, async (t) => {
-    const app = await calmApp(t)
+    const app = await build(t)
     for (const value of rule.pass) {
       const res = await api(app, { url: BASE, body: { ...VALID, [rule.field]: value } })
       t.equal(res.statusCode, 200, `${rule.field} = ${JSON.stringify(value.slice(0, 40))} passes`)
@@ -159,7 +158,7 @@ for (const rule of RULES) {
 }
 
 t.test('POST reports every missing required field as NotNull', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: {} })
   t.equal(res.statusCode, 400)
   const fields = res.json().errors.map((e: { field: string }) => e.field).sort()
@@ -170,7 +169,7 @@ t.test('POST reports every missing required field as NotNull', async (t) => {
 })
 
 t.test('POST reports the size message in Hibernate wording', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: { ...VALID, beneficiaryReference: 'R'.repeat(31), accountNumber: 'ABC' } })
   t.equal(res.statusCode, 400)
   const byField = Object.fromEntries(res.json().errors.map((e: { field: string }) => [e.field, e]))
@@ -180,7 +179,7 @@ t.test('POST reports the size message in Hibernate wording', async (t) => {
 })
 
 t.test('agent 1002 never sees the beneficiaries of agent 1001', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const customers = (await api(app, { url: '/api/customers?size=2000', agent: '1002' })).json().customers as Array<{ customerId: string }>
   const mine = new Set<string>()
   for (const c of (await api(app, { url: '/api/customers?size=2000' })).json().customers as Array<{ customerId: string }>) {

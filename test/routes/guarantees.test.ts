@@ -1,9 +1,8 @@
 import t from 'tap'
-import { api } from '../helper.js'
-import { calmApp } from '../calm.js'
+import { api, build } from '../helper.js'
 
 t.test('GET /api/guarantees/{id}/state answers the seeded guarantees', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const valid = await api(app, { url: '/api/guarantees/GTE-A-0001/state' })
   t.equal(valid.statusCode, 200)
   t.same(valid.json(), { state: 'VALID' })
@@ -13,7 +12,7 @@ t.test('GET /api/guarantees/{id}/state answers the seeded guarantees', async (t)
 })
 
 t.test('the magic prefixes answer without any set-up', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   t.same((await api(app, { url: '/api/guarantees/VALID-123/state' })).json(), { state: 'VALID' })
   t.same((await api(app, { url: '/api/guarantees/INVALID-abc/state' })).json(), { state: 'INVALID' })
   const nostate = await api(app, { url: '/api/guarantees/NOSTATE-1/state' })
@@ -25,14 +24,14 @@ t.test('the magic prefixes answer without any set-up', async (t) => {
 })
 
 t.test('an unknown guarantee is a 404 in the error shape', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/guarantees/GTE-Z-9999/state' })
   t.equal(res.statusCode, 404)
   t.match(res.json(), { status: 404, error: 'Not Found', path: '/api/guarantees/GTE-Z-9999/state', errors: [] })
 })
 
 t.test('a guaranteeID of 255 characters is accepted and one of 256 is a 400 naming guaranteeID', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const ok = await api(app, { url: `/api/guarantees/VALID-${'X'.repeat(249)}/state` })
   t.equal(ok.statusCode, 200)
   const long = 'G'.repeat(256)
@@ -42,7 +41,7 @@ t.test('a guaranteeID of 255 characters is accepted and one of 256 is a 400 nami
 })
 
 t.test('guarantee state needs no token and no Agent-Id, and ignores a junk token', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const bare = await api(app, { url: '/api/guarantees/GTE-A-0001/state', token: null, agent: null })
   t.equal(bare.statusCode, 200)
   t.same(bare.json(), { state: 'VALID' })

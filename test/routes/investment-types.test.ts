@@ -1,9 +1,8 @@
 import t from 'tap'
-import { api } from '../helper.js'
-import { calmApp } from '../calm.js'
+import { api, build } from '../helper.js'
 
 t.test('GET /api/investment-types lists the investment types with ITF first', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/investment-types?size=100' })
   t.equal(res.statusCode, 200)
   const body = res.json()
@@ -15,7 +14,7 @@ t.test('GET /api/investment-types lists the investment types with ITF first', as
 })
 
 t.test('GET /api/investment-types pages', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/investment-types?page=1&size=3' })
   t.same(res.json().investmentTypes.map((i: { id: number }) => i.id), [4, 5, 6])
   t.same(res.json().page, { page: 1, pageSize: 3, numberOfElements: 3, totalElements: 8, totalPages: 3, first: false, last: false })
@@ -24,7 +23,7 @@ t.test('GET /api/investment-types pages', async (t) => {
 })
 
 t.test('GET /api/investment-types needs the Agent-Id', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/investment-types', agent: null })
   t.equal(res.statusCode, 400)
   t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_AGENT_ID_MISSING')

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { api, tokenFor, PARTNER_B } from '../helper.js'
-import { calmApp } from '../calm.js'
+import { api, build, PARTNER_B, tokenFor } from '../helper.js'
 
 const CUSTOMER = '1001100000001'
 const BASE = `/api/customers/${CUSTOMER}/messages`
@@ -10,7 +9,7 @@ const VALID = { message: 'YOUR NOTICE PERIOD ENDS ON 2026-04-30.', fromDepartmen
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$/
 
 t.test('POST messages answers the message with an id and a zone-less local dateCreated', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const before = Date.now()
   const res = await api(app, { url: BASE, body: VALID })
   t.equal(res.statusCode, 200)
@@ -23,7 +22,7 @@ t.test('POST messages answers the message with an id and a zone-less local dateC
 })
 
 t.test('a new message is listed at once, after the older ones', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const created = (await api(app, { url: BASE, body: VALID })).json()
   const list = await api(app, { url: `${BASE}?size=100` })
   t.equal(list.statusCode, 200)
@@ -35,7 +34,7 @@ t.test('a new message is listed at once, after the older ones', async (t) => {
 })
 
 t.test('GET messages pages: size 1 walks the list one message at a time', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   await api(app, { url: BASE, body: { ...VALID, message: 'SECOND' } })
   await api(app, { url: BASE, body: { ...VALID, message: 'THIRD' } })
   const all = (await api(app, { url: `${BASE}?size=100` })).json().messages
@@ -51,7 +50,7 @@ t.test('GET messages pages: size 1 walks the list one message at a time', async 
 })
 
 t.test('POST messages accepts empty strings and the maximum sizes', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const body of [
     { message: '', fromDepartment: '', fromPerson: '' },
     { message: 'M'.repeat(256), fromDepartment: 'D'.repeat(100), fromPerson: 'P'.repeat(100) },
@@ -64,7 +63,7 @@ t.test('POST messages accepts empty strings and the maximum sizes', async (t) =>
 })
 
 t.test('POST messages refuses values over the sizes of spec 2.6, naming the field', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const [field, max] of [['message', 256], ['fromDepartment', 100], ['fromPerson', 100]] as const) {
     const value = 'X'.repeat(max + 1)
     const res = await api(app, { url: BASE, body: { ...VALID, [field]: value } })
@@ -75,7 +74,7 @@ t.test('POST messages refuses values over the sizes of spec 2.6, naming the fiel
 })
 
 t.test('POST messages refuses a missing field with NotNull', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const field of ['message', 'fromDepartment', 'fromPerson'] as const) {
     const body: Record<string, string> = { ...VALID }
     delete body[field]
@@ -89,7 +88,7 @@ t.test('POST messages refuses a missing field with NotNull', async (t) => {
 })
 
 t.test('POST messages ignores id and dateCreated in the body', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: BASE, body: { ...VALID, id: '1001400000001', dateCreated: '2000-01-01T00:00:00.000' } })
   t.equal(res.statusCode, 200)
   t.not(res.json().id, '1001400000001')
@@ -97,7 +96,7 @@ t.test('POST messages ignores id and dateCreated in the body', async (t) => {
 })
 
 t.test('messages of an unknown customer or of a customer of another agent or partner are a 404', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   for (const [url, agent] of [['/api/customers/1001199999999/messages', '1001'], [BASE, '1002']]) {
     t.equal((await api(app, { url, agent })).statusCode, 404, `GET ${url} as ${agent}`)
     const post = await api(app, { url, agent, body: VALID })
@@ -111,7 +110,7 @@ t.test('messages of an unknown customer or of a customer of another agent or par
 })
 
 t.test('agent 1002 never sees the messages of agent 1001', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const created = (await api(app, { url: BASE, body: VALID })).json()
   const customers = (await api(app, { url: '/api/customers?size=2000', agent: '1002' })).json().customers as Array<{ customerId: string }>
   let seen = 0

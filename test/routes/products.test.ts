@@ -1,9 +1,8 @@
 import t from 'tap'
-import { api } from '../helper.js'
-import { calmApp } from '../calm.js'
+import { api, build } from '../helper.js'
 
 t.test('GET /api/products lists the products with the call account', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/products' })
   t.equal(res.statusCode, 200)
   const body = res.json()
@@ -16,14 +15,14 @@ t.test('GET /api/products lists the products with the call account', async (t) =
 })
 
 t.test('GET /api/products pages', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/products?page=1&size=2' })
   t.same(res.json().products.map((p: { productCode: string }) => p.productCode), ['NOTICE90', 'FIXED12'])
   t.match(res.json().page, { totalPages: 3, first: false, last: false })
 })
 
 t.test('GET /api/products/{productCode} reads one product; an unknown code is a 404', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/products/NOTICE32' })
   t.equal(res.statusCode, 200)
   t.match(res.json(), { productCode: 'NOTICE32', accountType: 'NOTICE', callAccount: false })
@@ -36,7 +35,7 @@ t.test('GET /api/products/{productCode} reads one product; an unknown code is a 
 })
 
 t.test('every product code opens an account of its type', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const products = (await api(app, { url: '/api/products' })).json().products
   for (const p of products) {
     const res = await api(app, { url: '/api/accounts', body: { customerId: '1001100000001', productCode: p.productCode } })

@@ -1,9 +1,8 @@
 import t from 'tap'
-import { api } from '../helper.js'
-import { calmApp } from '../calm.js'
+import { api, build } from '../helper.js'
 
 t.test('GET /api/accounts/public lists accounts of public entities', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts/public?size=2000' })
   t.equal(res.statusCode, 200)
   const body = res.json()
@@ -16,14 +15,14 @@ t.test('GET /api/accounts/public lists accounts of public entities', async (t) =
 })
 
 t.test('GET /api/accounts/public is not taken for an account id', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/accounts/public' })
   t.equal(res.statusCode, 200)
   t.ok(Array.isArray(res.json().publicAccounts))
 })
 
 t.test('GET /api/accounts/public?name= selects the account of that name', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const res = await api(app, { url: `/api/accounts/public?name=${encodeURIComponent('ROAD ACCIDENT FUND')}` })
   t.equal(res.statusCode, 200)
   t.same(res.json().publicAccounts, [{ accountId: '4050000012', name: 'ROAD ACCIDENT FUND' }])
@@ -37,7 +36,7 @@ t.test('GET /api/accounts/public?name= selects the account of that name', async 
 })
 
 t.test('GET /api/accounts/public pages', async (t) => {
-  const app = await calmApp(t)
+  const app = await build(t)
   const all = (await api(app, { url: '/api/accounts/public?size=2000' })).json().publicAccounts
   const p = (await api(app, { url: '/api/accounts/public?page=2&size=2' })).json()
   t.same(p.publicAccounts, all.slice(4, 6))

@@ -20,7 +20,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
       security: SECURED,
       headers: AgentIdHeaders,
       querystring: AccountListQuery,
-      response: { 200: ref(AccountPage), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(AccountPage), ...errorResponses(400, 401, 403, 406) }
     }
   }, async (request) => pageReply('accounts', repo.list(tenantOf(request), request.query, request.query.customerId)))
 
@@ -33,7 +33,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
       security: SECURED,
       headers: AgentIdHeaders,
       params: AccountIdParams,
-      response: { 200: ref(Account), ...errorResponses(400, 401, 403, 404) }
+      response: { 200: ref(Account), ...errorResponses(400, 401, 403, 404, 406) }
     }
   }, async (request) => repo.findById(tenantOf(request), request.params.accountId))
 
@@ -47,7 +47,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
       security: SECURED,
       headers: AgentIdHeaders,
       body: ref(AccountCreateRequest),
-      response: { 200: ref(Account), ...errorResponses(400, 401, 403, 413, 415) }
+      response: { 200: ref(Account), ...errorResponses(400, 401, 403, 406, 413, 415) }
     },
     config: { rules: accountRules, objectName: 'accountCreateRequest' }
   }, async (request) => await repo.create(tenantOf(request), request.body, todaySast()))

@@ -17,7 +17,7 @@ export default async function banks (fastify: FastifyInstance): Promise<void> {
       security: SECURED,
       headers: AgentIdHeaders,
       querystring: PagingQuery,
-      response: { 200: ref(BankPage), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(BankPage), ...errorResponses(400, 401, 403, 406) }
     }
   }, async (request) => pageReply('banks', repo.banks(request.query)))
 }

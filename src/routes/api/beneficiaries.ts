@@ -21,7 +21,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
       headers: AgentIdHeaders,
       params: CustomerIdParams,
       querystring: PagingQuery,
-      response: { 200: ref(BeneficiaryPage), ...errorResponses(400, 401, 403, 404) }
+      response: { 200: ref(BeneficiaryPage), ...errorResponses(400, 401, 403, 404, 406) }
     }
   }, async (request) => pageReply('beneficiaries', repo.list(tenantOf(request), request.params.customerId, request.query)))
 
@@ -34,7 +34,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
       security: SECURED,
       headers: AgentIdHeaders,
       params: BeneficiaryParams,
-      response: { 200: ref(Beneficiary), ...errorResponses(400, 401, 403, 404) }
+      response: { 200: ref(Beneficiary), ...errorResponses(400, 401, 403, 404, 406) }
     }
   }, async (request) => repo.findById(tenantOf(request), request.params.customerId, request.params.beneficiaryId))
 
@@ -49,7 +49,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
       headers: AgentIdHeaders,
       params: CustomerIdParams,
       body: ref(BeneficiaryCreateRequest),
-      response: { 200: ref(Beneficiary), ...errorResponses(400, 401, 403, 404, 413, 415) }
+      response: { 200: ref(Beneficiary), ...errorResponses(400, 401, 403, 404, 406, 413, 415) }
     },
     config: { rules: beneficiaryRules, objectName: 'beneficiaryRequest' }
   }, async (request) => await repo.create(tenantOf(request), request.params.customerId, request.body))

@@ -22,7 +22,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       security: SECURED,
       headers: AgentIdHeaders,
       body: ref(CustomerCreateRequest),
-      response: { 200: ref(CustomerRecord), ...errorResponses(400, 401, 403, 413, 415) }
+      response: { 200: ref(CustomerRecord), ...errorResponses(400, 401, 403, 406, 413, 415) }
     },
     config: { rules: customerRules, objectName: 'customerRequest' }
   }, async (request) => await repo.create(tenantOf(request), request.body, todaySast()))
@@ -36,7 +36,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       security: SECURED,
       headers: AgentIdHeaders,
       querystring: PagingQuery,
-      response: { 200: ref(CustomerPage), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(CustomerPage), ...errorResponses(400, 401, 403, 406) }
     }
   }, async (request) => pageReply('customers', repo.list(tenantOf(request), request.query)))
 
@@ -49,7 +49,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       security: SECURED,
       headers: AgentIdHeaders,
       params: CustomerIdParams,
-      response: { 200: ref(CustomerRecord), ...errorResponses(400, 401, 403, 404) }
+      response: { 200: ref(CustomerRecord), ...errorResponses(400, 401, 403, 404, 406) }
     }
   }, async (request) => repo.findById(tenantOf(request), request.params.customerId))
 
@@ -63,7 +63,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       security: SECURED,
       headers: AgentIdHeaders,
       querystring: PagingQuery,
-      response: { 200: ref(CustomerPage), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(CustomerPage), ...errorResponses(400, 401, 403, 406) }
     }
   }, async (request) => pageReply('customers', repo.listOfUser(tenantOf(request), request.query)))
 }

@@ -18,7 +18,7 @@ export default async function guarantees (fastify: FastifyInstance): Promise<voi
         '(VALID, INVALID, no state, 404).',
       security: [],
       params: GuaranteeParams,
-      response: { 200: ref(GuaranteeState), ...errorResponses(400, 404) }
+      response: { 200: ref(GuaranteeState), ...errorResponses(400, 404, 406) }
     },
     config: { public: true }
   }, async (request) => repo.state(request.params.guaranteeID))

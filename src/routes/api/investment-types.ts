@@ -17,7 +17,7 @@ export default async function investmentTypes (fastify: FastifyInstance): Promis
       security: SECURED,
       headers: AgentIdHeaders,
       querystring: PagingQuery,
-      response: { 200: ref(InvestmentTypePage), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(InvestmentTypePage), ...errorResponses(400, 401, 403, 406) }
     }
   }, async (request) => pageReply('investmentTypes', repo.investmentTypes(request.query)))
 }

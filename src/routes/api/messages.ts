@@ -21,7 +21,7 @@ export default async function messages (fastify: FastifyInstance): Promise<void>
       headers: AgentIdHeaders,
       params: CustomerIdParams,
       body: ref(CustomerMessageRequest),
-      response: { 200: ref(CustomerMessage), ...errorResponses(400, 401, 403, 404, 413, 415) }
+      response: { 200: ref(CustomerMessage), ...errorResponses(400, 401, 403, 404, 406, 413, 415) }
     },
     config: { objectName: 'customerMessage' }
   }, async (request) => await repo.create(tenantOf(request), request.params.customerId, request.body, localDateTimeSast()))
@@ -36,7 +36,7 @@ export default async function messages (fastify: FastifyInstance): Promise<void>
       headers: AgentIdHeaders,
       params: CustomerIdParams,
       querystring: PagingQuery,
-      response: { 200: ref(MessagePage), ...errorResponses(400, 401, 403, 404) }
+      response: { 200: ref(MessagePage), ...errorResponses(400, 401, 403, 404, 406) }
     }
   }, async (request) => pageReply('messages', repo.list(tenantOf(request), request.params.customerId, request.query)))
 }

@@ -20,7 +20,7 @@ export default async function products (fastify: FastifyInstance): Promise<void>
       security: SECURED,
       headers: AgentIdHeaders,
       querystring: PagingQuery,
-      response: { 200: ref(ProductPage), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(ProductPage), ...errorResponses(400, 401, 403, 406) }
     }
   }, async (request) => pageReply('products', repo.products(request.query)))
 
@@ -33,7 +33,7 @@ export default async function products (fastify: FastifyInstance): Promise<void>
       security: SECURED,
       headers: AgentIdHeaders,
       params: ProductParams,
-      response: { 200: ref(Product), ...errorResponses(400, 401, 403, 404) }
+      response: { 200: ref(Product), ...errorResponses(400, 401, 403, 404, 406) }
     }
   }, async (request) => repo.product(request.params.productCode))
 }

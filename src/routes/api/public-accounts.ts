@@ -17,7 +17,7 @@ export default async function publicAccounts (fastify: FastifyInstance): Promise
       security: SECURED,
       headers: AgentIdHeaders,
       querystring: PublicAccountQuery,
-      response: { 200: ref(PublicAccountPage), ...errorResponses(400, 401, 403) }
+      response: { 200: ref(PublicAccountPage), ...errorResponses(400, 401, 403, 406) }
     }
   }, async (request) => pageReply('publicAccounts', repo.publicAccounts(request.query, request.query.name)))
 }
