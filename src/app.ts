@@ -6,7 +6,7 @@ import { REALM_PATH, ROUTES } from './auth/realm.js'
 import authHooks from './plugins/auth.js'
 import docs, { DOCS_PATH } from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
-import operations, { REDACT_PATHS, clientError, loggableUrl, requestId } from './plugins/operations.js'
+import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
 import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
@@ -28,6 +28,7 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     },
     // one line per request, written by the operations plugin (with partner and agent)
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
+    childLoggerFactory: lazyChildLogger,
     genReqId: requestId,
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeout,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 import { SandboxError } from '../errors.js'
+import { addRouteHook } from './route-hooks.js'
 import { TokenError, type AccessClaims, type TokenVerifier } from '../auth/verify.js'
 import type { Tenant, World } from '../store/world.js'
 
@@ -26,8 +27,7 @@ function invalidToken (reason: string): SandboxError {
 }
 
 /** The bearer token of the Authorization header (RFC 6750 2.1), or an error saying what is wrong. */
-function bearer (request: FastifyRequest): string {
-  const header = request.headers.authorization
+function bearer (header: string | undefined): string {
   if (header === undefined || header === '') {
     throw new SandboxError('SANDBOX_ERR_TOKEN_MISSING', 'Full authentication is required to access this resource: send Authorization: Bearer <access token>', [], { 'www-authenticate': CHALLENGE })
   }
@@ -36,29 +36,36 @@ function bearer (request: FastifyRequest): string {
   return m[1]
 }
 
+/** "Bearer <t>" exactly as clients send it, without the regular expression: only a lookup key for the cache. */
+function plainBearer (header: string | undefined): string | undefined {
+  return header !== undefined && header.startsWith('Bearer ') && header.indexOf(' ', 7) === -1 ? header.slice(7) : undefined
+}
+
 /**
  * The resource-server side of spec 5, for the routes of the context it is registered in:
  * onRequest verifies the bearer token (401), preHandler binds the Agent-Id to it (403) once the
- * schema has checked the header is there (400). Routes flagged public skip both.
+ * schema has checked the header is there (400). Routes flagged public get neither, partnerOnly
+ * routes no Agent-Id binding: the hooks are attached per route as it is registered.
  */
 async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVerifier, world: World }): Promise<void> {
   const { verifier, world } = opts
   fastify.decorateRequest('token', null)
   fastify.decorateRequest('tenant', null)
 
-  fastify.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (request.routeOptions.config.public === true) return done()
-    let token: string
-    try {
-      token = bearer(request)
-    } catch (err) {
-      return done(err as Error)
-    }
+  const authenticate = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const header = request.headers.authorization
     // the hot path: a token verified before, still valid, of a partner that still exists (no promise)
-    const known = verifier.cached(token)
+    const plain = plainBearer(header)
+    const known = plain === undefined ? undefined : verifier.cached(plain)
     if (known !== undefined && world.partner(known.clientId) !== undefined) {
       request.token = known
       return done()
+    }
+    let token: string
+    try {
+      token = bearer(header)
+    } catch (err) {
+      return done(err as Error)
     }
     // the partner check inside the promise chain: a throw in then() would escape the rejection handler
     verifier.verify(token).then((claims) => {
@@ -68,12 +75,11 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
       request.token = claims
       done()
     }, (err: unknown) => done(err instanceof TokenError ? invalidToken(err.reason) : err as Error))
-  })
+  }
 
-  fastify.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const config = request.routeOptions.config
-    if (config.public === true || config.partnerOnly === true || request.token === null) return done()
+  const bindAgent = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const claims = request.token
+    if (claims === null) return done()
     const agentId = request.headers['agent-id'] as string
     const partner = world.partner(claims.clientId)
     // a user acts for its own agents; a client for every agent its partner has now (fresh agents included)
@@ -84,6 +90,12 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
     }
     request.tenant = { partnerId: claims.clientId, agentId, userId: claims.username }
     done()
+  }
+
+  fastify.addHook('onRoute', (route) => {
+    if (route.config?.public === true) return
+    addRouteHook(route, 'onRequest', authenticate)
+    if (route.config?.partnerOnly !== true) addRouteHook(route, 'preHandler', bindAgent)
   })
 }
 

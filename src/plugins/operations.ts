@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { Bindings, ChildLoggerOptions, LogFn } from 'pino'
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import { Type } from '@sinclair/typebox'
@@ -23,15 +24,45 @@ const SECRET_PARAMS = /([?&](?:access_token|refresh_token|id_token_hint|code|cli
 /** The URL as it may appear in a log line. */
 export function loggableUrl<T extends string | undefined> (url: T): T {
   // any object logged under "req" comes through here, not only requests: no url, nothing to mask
-  return (typeof url === 'string' ? url.replace(SECRET_PARAMS, '$1[REDACTED]') : url) as T
+  // most URLs have no query at all: no need to run the pattern over them
+  return (typeof url === 'string' && url.includes('=') ? url.replace(SECRET_PARAMS, '$1[REDACTED]') : url) as T
 }
 
-/** Paths in any logged object that may hold a secret: redacted by pino, whatever logs them. */
+/**
+ * Paths in a logged object that may hold a secret: redacted by pino, whatever logs them. Nothing logs
+ * headers or bodies (the serializers keep method, url and status); these are the second line of
+ * defence. Explicit paths only: a wildcard path made pino's redaction cost ~13 us on every log line.
+ */
 export const REDACT_PATHS = [
   'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
-  'password', '*.password', 'client_secret', '*.client_secret', 'clientSecret', '*.clientSecret',
-  'secret', '*.secret', 'token', '*.token', 'access_token', '*.access_token', 'refresh_token', '*.refresh_token', 'adminToken', '*.adminToken'
+  'password', 'client_secret', 'clientSecret', 'secret', 'token', 'access_token', 'refresh_token', 'adminToken',
+  'body.password', 'body.client_secret', 'body.token', 'body.refresh_token'
 ]
+
+/**
+ * A request's child logger, made only when something logs through it: most requests never do (their
+ * one line goes through the root logger with the request id), and making a pino child per request
+ * was a visible share of a request's cost.
+ */
+class LazyChildLogger {
+  #child: FastifyBaseLogger | undefined
+  constructor (private readonly parent: FastifyBaseLogger, private readonly bindings: Bindings, private readonly options: ChildLoggerOptions) {}
+  get #real (): FastifyBaseLogger { return (this.#child ??= this.parent.child(this.bindings, this.options)) }
+  get level (): string { return this.#child?.level ?? this.parent.level }
+  set level (level: string) { this.#real.level = level }
+  fatal (...args: Parameters<LogFn>): void { this.#real.fatal(...args) }
+  error (...args: Parameters<LogFn>): void { this.#real.error(...args) }
+  warn (...args: Parameters<LogFn>): void { this.#real.warn(...args) }
+  info (...args: Parameters<LogFn>): void { this.#real.info(...args) }
+  debug (...args: Parameters<LogFn>): void { this.#real.debug(...args) }
+  trace (...args: Parameters<LogFn>): void { this.#real.trace(...args) }
+  silent (...args: Parameters<LogFn>): void { this.#real.silent(...args) }
+  child (bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger { return this.#real.child(bindings, options) }
+}
+
+export function lazyChildLogger (logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger
+}
 
 class OverloadedError extends SandboxError {
   constructor () {
@@ -96,9 +127,11 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     if (!readiness.ready) reply.header('connection', 'close')
     done()
   })
+  const log = fastify.log
   fastify.addHook('onResponse', (request, reply, done) => {
     const tenant = request.tenant ?? undefined
-    request.log.info({
+    log.info({
+      reqId: request.id,
       method: request.method,
       url: loggableUrl(request.originalUrl),
       statusCode: reply.statusCode,

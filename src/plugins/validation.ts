@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { addRouteHook } from './route-hooks.js'
 import fp from 'fastify-plugin'
 import { validationFailed, type FieldError } from '../errors.js'
 import type { Reference } from '../seed/fixtures.js'
@@ -17,11 +18,14 @@ declare module 'fastify' {
 
 /** Runs a route's body rules once its schema passed (a schema failure merges them in plugins/errors.ts). */
 async function validationPlugin (fastify: FastifyInstance, opts: { reference: Reference }): Promise<void> {
-  fastify.addHook('preHandler', (request, _reply, done) => {
-    const { rules, objectName } = request.routeOptions.config
-    if (rules === undefined) return done()
-    const errors = rules(request.body, opts.reference)
-    done(errors.length > 0 ? validationFailed(objectName ?? 'request', errors) : undefined)
+  fastify.addHook('onRoute', (route) => {
+    const rules = route.config?.rules
+    if (rules === undefined) return
+    const objectName = route.config?.objectName ?? 'request'
+    addRouteHook(route, 'preHandler', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const errors = rules(request.body, opts.reference)
+      done(errors.length > 0 ? validationFailed(objectName, errors) : undefined)
+    })
   })
 }
 

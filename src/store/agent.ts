@@ -79,12 +79,12 @@ export class AgentStore {
 
   /** The next free id of a kind (skipping ids that hand-written records already took). */
   nextId (kind: RecordKind): string {
-    const taken = this.taken(kind)
+    const taken = this.ids[kind]
     let id: string
     do {
       this.seq[kind] += 1
       id = `${this.id}${KIND_DIGIT[kind]}${String(this.seq[kind]).padStart(8, '0')}`
-    } while (taken(id))
+    } while (taken.has(id))
     return id
   }
 
@@ -99,17 +99,16 @@ export class AgentStore {
     return number
   }
 
-  private taken (kind: RecordKind): (id: string) => boolean {
-    switch (kind) {
-      case 'customer': return (id) => this.customerById.has(id)
-      case 'account': return (id) => this.accountById.has(id)
-      case 'beneficiary': return (id) => this.beneficiaryById.has(id)
-      case 'message': return (id) => this.messageIds.has(id)
-    }
+  /** The ids in use, by kind of record. */
+  private readonly ids: Record<RecordKind, { has: (id: string) => boolean }> = {
+    customer: this.customerById,
+    account: this.accountById,
+    beneficiary: this.beneficiaryById,
+    message: this.messageIds
   }
 
   hasId (kind: RecordKind, id: string): boolean {
-    return this.taken(kind)(id)
+    return this.ids[kind].has(id)
   }
 
   addCustomer (c: StoredCustomer): void {

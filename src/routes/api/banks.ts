@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { BankPage } from '../../schemas/banks.js'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { LIST_NOTE, SECURED, staticPages } from './shared.js'
 
 export default async function banks (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -19,5 +19,5 @@ export default async function banks (fastify: FastifyInstance): Promise<void> {
       querystring: PagingQuery,
       response: { 200: ref(BankPage), ...errorResponses(400, 401, 403, 406) }
     }
-  }, async (request) => pageReply('banks', repo.banks(request.query)))
+  }, staticPages('banks', repo.banks))
 }

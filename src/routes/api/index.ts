@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { SandboxError } from '../../errors.js'
+import { addRouteHook, type RouteHook } from '../../plugins/route-hooks.js'
 import accounts from './accounts.js'
 import banks from './banks.js'
 import beneficiaries from './beneficiaries.js'
@@ -17,18 +18,19 @@ export default async function api (fastify: FastifyInstance): Promise<void> {
   // spec 1: responses are application/json; a client that accepts none of it gets Spring's 406
   fastify.addHook('onRequest', (request, _reply, done) => {
     const accept = request.headers.accept
-    done(accept === undefined || acceptsJson(accept) ? undefined : new SandboxError('SANDBOX_ERR_NOT_ACCEPTABLE', 'No acceptable representation: the API answers application/json'))
+    done(accept === undefined || accept === '*/*' || acceptsJson(accept) ? undefined : new SandboxError('SANDBOX_ERR_NOT_ACCEPTABLE', 'No acceptable representation: the API answers application/json'))
   })
   // Jackson binds a JSON null as null, which Bean Validation treats as absent (@NotNull fails, other rules pass);
   // ajv's type coercion would turn it into "" (or 0, false) instead, so nulls are dropped before validation
-  fastify.addHook('preValidation', (request, _reply, done) => {
+  const dropNulls: RouteHook = (request, _reply, done) => {
     try {
       request.body = withoutNulls(request.body)
       done()
     } catch (err) {
       done(err as Error)
     }
-  })
+  }
+  fastify.addHook('onRoute', (route) => { if (route.schema?.body !== undefined) addRouteHook(route, 'preValidation', dropNulls) })
   for (const routes of [accounts, publicAccounts, banks, beneficiaries, customers, guarantees, investmentTypes, messages, products]) {
     await fastify.register(routes)
   }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
 import { InvestmentTypePage } from '../../schemas/investment-types.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { LIST_NOTE, SECURED, staticPages } from './shared.js'
 
 export default async function investmentTypes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -19,5 +19,5 @@ export default async function investmentTypes (fastify: FastifyInstance): Promis
       querystring: PagingQuery,
       response: { 200: ref(InvestmentTypePage), ...errorResponses(400, 401, 403, 406) }
     }
-  }, async (request) => pageReply('investmentTypes', repo.investmentTypes(request.query)))
+  }, staticPages('investmentTypes', repo.investmentTypes))
 }

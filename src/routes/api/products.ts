@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
 import { Product, ProductPage, ProductParams } from '../../schemas/products.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { LIST_NOTE, SECURED, staticPages } from './shared.js'
 
 const ASSUMED = 'spec 4.16 says an operation retrieves the products of the logged-in agent but shows no path or payload: ' +
   'the path, the parameters and the fields other than productCode are the sandbox\'s assumption.'
@@ -22,7 +22,7 @@ export default async function products (fastify: FastifyInstance): Promise<void>
       querystring: PagingQuery,
       response: { 200: ref(ProductPage), ...errorResponses(400, 401, 403, 406) }
     }
-  }, async (request) => pageReply('products', repo.products(request.query)))
+  }, staticPages('products', repo.products))
 
   app.get('/products/:productCode', {
     schema: {

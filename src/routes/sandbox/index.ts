@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { addRouteHook, type RouteHook } from '../../plugins/route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,10 +21,11 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
     if (body === '') done(null, undefined)
     else json(request, body as string, done)
   })
-  fastify.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && request.routeOptions.config.optionalBody === true) request.body = {}
+  const emptyBody: RouteHook = (request, _reply, done) => {
+    if (request.body === undefined) request.body = {}
     done()
-  })
+  }
+  fastify.addHook('onRoute', (route) => { if (route.config?.optionalBody === true && route.schema?.body !== undefined) addRouteHook(route, 'preValidation', emptyBody) })
   await fastify.register(partner)
   await fastify.register(guarantees)
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
