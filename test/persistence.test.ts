@@ -5,18 +5,7 @@ import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { serialise } from '../src/store/persistence.js'
 import type { PartnerSnapshot } from '../src/store/records.js'
-import { api, build as buildApp, tokenFor, PARTNER_B } from './helper.js'
-
-/**
- * The app, with an event-loop limit that a busy CI machine cannot trip, once the overload guard has a
- * sample (under-pressure reads missed samples as an infinite delay and would answer 503).
- */
-async function build (t: Test, overrides: Record<string, unknown> = {}): Promise<FastifyInstance> {
-  const app = await buildApp(t, { maxEventLoopDelay: 60000, ...overrides })
-  const guard = app as unknown as { memoryUsage: () => { eventLoopDelay: number } }
-  for (let i = 0; i < 200 && !(guard.memoryUsage().eventLoopDelay < 60000); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-  return app
-}
+import { api, build, tokenFor, PARTNER_B } from './helper.js'
 
 /** A data dir of its own for one test, removed when the test ends. */
 function dataDir (t: Test): string {

@@ -2,18 +2,7 @@ import t, { type Test } from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { serialise } from '../src/store/persistence.js'
 import type { StoredCustomer } from '../src/store/records.js'
-import { api, build as buildApp, tokenFor, userToken, PARTNER_B, TOKEN_PATH, type Credentials } from './helper.js'
-
-/**
- * The app, with an event-loop limit that a busy CI machine cannot trip, once the overload guard has a
- * sample (under-pressure reads missed samples as an infinite delay and would answer 503).
- */
-async function build (t: Test, overrides: Record<string, unknown> = {}): Promise<FastifyInstance> {
-  const app = await buildApp(t, { maxEventLoopDelay: 60000, ...overrides })
-  const guard = app as unknown as { memoryUsage: () => { eventLoopDelay: number } }
-  for (let i = 0; i < 200 && !(guard.memoryUsage().eventLoopDelay < 60000); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-  return app
-}
+import { api, build, tokenFor, userToken, PARTNER_B, TOKEN_PATH, type Credentials } from './helper.js'
 
 const ADMIN = 'operator-secret-0123456789'
 
@@ -138,20 +127,26 @@ t.test('a reset works while requests flow: no 5xx, every answer is either pre- o
 
   const requests: Array<Promise<LightMyRequestResponse>> = []
   const kinds: string[] = []
+  let reset: Promise<LightMyRequestResponse> | undefined
+  const send = (i: number, kind: string): Promise<LightMyRequestResponse> => {
+    switch (kind) {
+      case 'create': return api(app, { url: '/api/customers', body: customerBody(`FLOW-${i}`) })
+      case 'read': return api(app, { url: '/api/customers/1001100000001' })
+      case 'list': return api(app, { url: '/api/customers?size=2000' })
+      case 'create-b': return api(app, { url: '/api/customers', body: customerBody(`FLOW-B-${i}`), ...b })
+      default: return api(app, { url: '/api/customers/2001100000001', ...b })
+    }
+  }
   for (let i = 0; i < 120; i++) {
     if (i === 60) {
-      requests.push(api(app, { url: '/__sandbox/reset', method: 'POST', agent: null }))
+      reset = api(app, { url: '/__sandbox/reset', method: 'POST', agent: null })
+      requests.push(reset)
       kinds.push('reset')
     }
     const kind = ['create', 'read', 'list', 'create-b', 'read-b'][i % 5]
     kinds.push(kind)
-    switch (kind) {
-      case 'create': requests.push(api(app, { url: '/api/customers', body: customerBody(`FLOW-${i}`) })); break
-      case 'read': requests.push(api(app, { url: '/api/customers/1001100000001' })); break
-      case 'list': requests.push(api(app, { url: '/api/customers?size=2000' })); break
-      case 'create-b': requests.push(api(app, { url: '/api/customers', body: customerBody(`FLOW-B-${i}`), ...b })); break
-      case 'read-b': requests.push(api(app, { url: '/api/customers/2001100000001', ...b })); break
-    }
+    // the first half flows while the reset runs; the second half is sent as it answers
+    requests.push(reset === undefined ? send(i, kind) : reset.then(async () => await send(i, kind)))
   }
   const answers = await Promise.all(requests)
   t.same(answers.filter((r) => r.statusCode >= 500).map((r) => r.body), [], 'no 5xx')
@@ -521,4 +516,18 @@ t.test('partner limits give a clear 4xx in the error shape and change nothing', 
     isError(t, await api(app, { url: '/__sandbox/reset', body: 'scenario=empty', headers: { 'content-type': 'text/plain' }, agent: null }), 415, 'SANDBOX_ERR_MEDIA_TYPE')
     same(t, bytesOf(app, 'partner-a'), before, 'nothing changed')
   })
+})
+
+t.test('a reset to the large scenario does not hold up other partners: their requests are answered while it builds', async (t) => {
+  const app = await build(t)
+  const b = await B(app)
+  let resetDone = false
+  const reset = api(app, { url: '/__sandbox/reset', method: 'POST', agent: null, body: { scenario: 'large' } }).then((r) => { resetDone = true; return r })
+  const during = await api(app, { url: '/api/customers/2001100000001', ...b })
+  t.equal(during.statusCode, 200)
+  t.notOk(resetDone, "partner-b's request was answered before partner-a's reset to 100,000 customers had finished")
+  const done = await reset
+  t.equal(done.statusCode, 200)
+  t.equal(done.json().agents.find((a: { agentId: string }) => a.agentId === '1001').customers, 100000)
+  t.equal((await api(app, { url: '/api/customers?page=4999&size=20' })).json().customers.length, 20, 'the large data serves at once')
 })

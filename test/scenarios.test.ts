@@ -18,18 +18,7 @@ import { SCENARIOS_DIR, ScenarioLibrary } from '../src/seed/scenarios.js'
 import type { AgentStore } from '../src/store/agent.js'
 import { serialise } from '../src/store/persistence.js'
 import type { PartnerSnapshot, StoredCustomer } from '../src/store/records.js'
-import { api, build as buildApp, tokenFor, PARTNER_B } from './helper.js'
-
-/**
- * The app, with an event-loop limit that a busy CI machine cannot trip, once the overload guard has a
- * sample (under-pressure reads missed samples as an infinite delay and would answer 503).
- */
-async function build (t: Test, overrides: Record<string, unknown> = {}): Promise<FastifyInstance> {
-  const app = await buildApp(t, { maxEventLoopDelay: 60000, ...overrides })
-  const guard = app as unknown as { memoryUsage: () => { eventLoopDelay: number } }
-  for (let i = 0; i < 200 && !(guard.memoryUsage().eventLoopDelay < 60000); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-  return app
-}
+import { api, build, tokenFor, PARTNER_B } from './helper.js'
 
 const validator = createValidator(API_SCHEMAS)
 const reference = loadReference(validator)

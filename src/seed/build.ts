@@ -10,7 +10,7 @@ import type { Party } from '../schemas/customers.js'
 import { checkAgainst } from './check.js'
 import { hashSeed, seededFaker } from './faker.js'
 import type { Reference } from './fixtures.js'
-import { Generator } from './generators.js'
+import { Generator as RecordGenerator } from './generators.js'
 import { settingsFor, type AgentRecords, type LoadedScenario } from './scenarios.js'
 
 export interface BuildContext {
@@ -39,8 +39,40 @@ export interface PartnerIdentity {
 
 const ZERO_SEQ = { customer: 0, account: 0, beneficiary: 0, message: 0 }
 
+/**
+ * Building is one piece of code that pauses (yields) every STEP records: run straight through at start
+ * and in tests (buildAgent, buildPartner), or with the event loop served between pauses while the
+ * sandbox is running (buildAgentAsync, buildPartnerAsync), so that a partner resetting to the large
+ * scenario does not stall every other partner's requests for seconds.
+ */
+type Steps<T> = Generator<void, T, void>
+const STEP = 1000
+
+function runThrough<T> (steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next()
+    if (r.done === true) return r.value
+  }
+}
+
+async function runCooperatively<T> (steps: Steps<T>): Promise<T> {
+  for (;;) {
+    const r = steps.next()
+    if (r.done === true) return r.value
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
 /** The records of one agent at the start of a scenario: hand-written first, then generated from the seed. */
 export function buildAgent (ctx: BuildContext, loaded: LoadedScenario, seed: number, spec: AgentSpec): AgentSnapshot {
+  return runThrough(agentSteps(ctx, loaded, seed, spec))
+}
+
+export async function buildAgentAsync (ctx: BuildContext, loaded: LoadedScenario, seed: number, spec: AgentSpec): Promise<AgentSnapshot> {
+  return await runCooperatively(agentSteps(ctx, loaded, seed, spec))
+}
+
+function * agentSteps (ctx: BuildContext, loaded: LoadedScenario, seed: number, spec: AgentSpec): Steps<AgentSnapshot> {
   const { scenario } = loaded
   const like = spec.like ?? spec.id
   const store = new AgentStore({
@@ -62,11 +94,14 @@ export function buildAgent (ctx: BuildContext, loaded: LoadedScenario, seed: num
     addHandWritten(store, records, rename, ctx.reference, scenario.referenceDate)
   }
   const settings = settingsFor(scenario, like)
-  const gen = new Generator(seededFaker(hashSeed(seed, like)), ctx.reference, settings, scenario.referenceDate)
-  for (let i = 0; i < settings.customers; i++) addGeneratedCustomer(store, gen)
+  const gen = new RecordGenerator(seededFaker(hashSeed(seed, like)), ctx.reference, settings, scenario.referenceDate)
+  for (let i = 0; i < settings.customers; i++) {
+    addGeneratedCustomer(store, gen)
+    if (i % STEP === STEP - 1) yield
+  }
 
   const snapshot = store.snapshot()
-  checkRecords(ctx.validator, snapshot, `scenario ${scenario.name}, agent ${spec.id}`)
+  yield * checkRecords(ctx.validator, snapshot, `scenario ${scenario.name}, agent ${spec.id}`)
   return snapshot
 }
 
@@ -101,7 +136,7 @@ function addHandWritten (store: AgentStore, records: AgentRecords, rename: (id: 
   }
 }
 
-function addGeneratedCustomer (store: AgentStore, gen: Generator): void {
+function addGeneratedCustomer (store: AgentStore, gen: RecordGenerator): void {
   const { settings, ref } = gen
   const openedDate = gen.pastDate(5 * 365)
   const { customer, account } = buildCustomer(store, gen.customerRequest(), ref, { openedDate, amount: gen.amount() })
@@ -125,11 +160,19 @@ function addGeneratedCustomer (store: AgentStore, gen: Generator): void {
 }
 
 /** Every record must pass the schema it is served with (design.md): data that could not be served stops the load. */
-function checkRecords (ajv: Ajv, s: AgentSnapshot, where: string): void {
-  s.customers.forEach((c) => checkAgainst(ajv, 'CustomerRecord', c, `${where}: customer ${c.customerId}`))
-  s.accounts.forEach((a) => checkAgainst(ajv, 'Account', a, `${where}: account ${a.id}`))
-  s.beneficiaries.forEach((b) => checkAgainst(ajv, 'Beneficiary', b, `${where}: beneficiary ${b.beneficiaryId}`))
-  s.messages.forEach((m) => checkAgainst(ajv, 'CustomerMessage', m, `${where}: message ${m.id}`))
+function * checkRecords (ajv: Ajv, s: AgentSnapshot, where: string): Steps<void> {
+  const lists: Array<[string, Array<Record<string, unknown>>, string, string]> = [
+    ['CustomerRecord', s.customers, 'customer', 'customerId'],
+    ['Account', s.accounts, 'account', 'id'],
+    ['Beneficiary', s.beneficiaries, 'beneficiary', 'beneficiaryId'],
+    ['CustomerMessage', s.messages, 'message', 'id']
+  ]
+  for (const [schemaId, records, kind, idField] of lists) {
+    for (let i = 0; i < records.length; i++) {
+      checkAgainst(ajv, schemaId, records[i], `${where}: ${kind} ${String(records[i][idField])}`)
+      if (i % (10 * STEP) === 10 * STEP - 1) yield
+    }
+  }
 }
 
 function guaranteesFor (loaded: LoadedScenario, partnerId: string, number: number): { guarantees: Guarantee[], seq: number } {
@@ -151,9 +194,19 @@ function guaranteesFor (loaded: LoadedScenario, partnerId: string, number: numbe
  * users; any other (registered) partner keeps its own agents, filled with the scenario's generated data.
  */
 export function buildPartner (ctx: BuildContext, loaded: LoadedScenario, seed: number, identity: PartnerIdentity): PartnerSnapshot {
+  return runThrough(partnerSteps(ctx, loaded, seed, identity))
+}
+
+export async function buildPartnerAsync (ctx: BuildContext, loaded: LoadedScenario, seed: number, identity: PartnerIdentity): Promise<PartnerSnapshot> {
+  return await runCooperatively(partnerSteps(ctx, loaded, seed, identity))
+}
+
+function * partnerSteps (ctx: BuildContext, loaded: LoadedScenario, seed: number, identity: PartnerIdentity): Steps<PartnerSnapshot> {
   const def = loaded.partners.get(identity.id)
   const agents = def?.agents ?? identity.agents
   const { guarantees, seq } = guaranteesFor(loaded, identity.id, identity.number)
+  const built: AgentSnapshot[] = []
+  for (const a of agents) built.push(yield * agentSteps(ctx, loaded, seed, { id: a.id, name: a.name, fresh: false }))
   return {
     format: PARTNER_FILE_FORMAT,
     id: identity.id,
@@ -167,6 +220,6 @@ export function buildPartner (ctx: BuildContext, loaded: LoadedScenario, seed: n
     users: (def?.users ?? []).map((u) => ({ ...u })),
     guaranteeSeq: seq,
     guarantees,
-    agents: agents.map((a) => buildAgent(ctx, loaded, seed, { id: a.id, name: a.name, fresh: false }))
+    agents: built
   }
 }

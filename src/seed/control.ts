@@ -4,7 +4,7 @@ import type { AgentStore } from '../store/agent.js'
 import type { Partner } from '../store/partner.js'
 import type { AgentSnapshot, PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
-import { buildAgent, buildPartner, type BuildContext, type PartnerIdentity } from './build.js'
+import { buildAgentAsync, buildPartnerAsync, type BuildContext, type PartnerIdentity } from './build.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
 
 export interface AgentSummary {
@@ -80,6 +80,8 @@ function identityOf (p: Partner): PartnerIdentity {
   }
 }
 
+export interface RegisterOptions { clientId?: string, name?: string, agents?: number, redirectUris?: string[], scenario?: string, seed?: number }
+
 /**
  * Resets, scenario switches, fresh agents and partner registration (the control API of /__sandbox).
  * Each operation builds the new data first and swaps it in at once, then commits it.
@@ -91,6 +93,17 @@ export class ScenarioControl {
     private readonly ctx: BuildContext,
     private readonly start: { scenario: string, seed?: number }
   ) {}
+
+  // Control operations build their new data while requests are served (the builders yield), so two of
+  // them could interleave (two fresh agents taking one id, a reset dropping an agent made meanwhile):
+  // they run one after the other instead. They are rare and short; API requests never wait on this.
+  private tail: Promise<unknown> = Promise.resolve()
+
+  private async exclusive<T> (operation: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(operation, operation)
+    this.tail = run.catch(() => {})
+    return await run
+  }
 
   scenario (name: string): LoadedScenario {
     if (!this.library.has(name)) {
@@ -112,7 +125,7 @@ export class ScenarioControl {
     const seed = this.start.seed ?? loaded.scenario.seed
     for (const def of loaded.scenario.partners) {
       if (this.world.partner(def.id) !== undefined) continue
-      const partner = this.world.putPartner(buildPartner(this.ctx, loaded, seed, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
+      const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, seed, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
       await this.world.commit(partner)
     }
   }
@@ -128,11 +141,15 @@ export class ScenarioControl {
   }
 
   /** A partner back to the start of a scenario; its fresh agents stay as they are (parallel CI runs own them). */
-  async resetPartner (partnerId: string, scenarioName?: string, seed?: number, keepFresh = true): Promise<PartnerSummary> {
+  async resetPartner (partnerId: string, scenarioName?: string, seed?: number): Promise<PartnerSummary> {
+    return await this.exclusive(async () => await this.reset(partnerId, scenarioName, seed, true))
+  }
+
+  private async reset (partnerId: string, scenarioName: string | undefined, seed: number | undefined, keepFresh: boolean): Promise<PartnerSummary> {
     const partner = this.partner(partnerId)
     const loaded = this.scenario(scenarioName ?? partner.scenario)
     const s = scenarioName === undefined && seed === undefined ? partner.seed : this.seedOf(loaded, seed)
-    const snapshot = buildPartner(this.ctx, loaded, s, identityOf(partner))
+    const snapshot = await buildPartnerAsync(this.ctx, loaded, s, identityOf(partner))
     if (keepFresh) {
       const taken = new Set(snapshot.agents.map((a) => a.id))
       for (const a of partner.agents.values()) if (a.fresh && !taken.has(a.id)) snapshot.agents.push(a.snapshot())
@@ -163,6 +180,10 @@ export class ScenarioControl {
   }
 
   async createAgent (partnerId: string, opts: { scenario?: string, seed?: number, like?: string, name?: string }): Promise<AgentSummary> {
+    return await this.exclusive(async () => await this.addAgent(partnerId, opts))
+  }
+
+  private async addAgent (partnerId: string, opts: { scenario?: string, seed?: number, like?: string, name?: string }): Promise<AgentSummary> {
     const partner = this.partner(partnerId)
     if (partner.agents.size >= this.world.limits.maxAgents) {
       throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has ${partner.agents.size} agents; the limit is ${this.world.limits.maxAgents}. Delete fresh agents you no longer need.`)
@@ -176,7 +197,7 @@ export class ScenarioControl {
     const id = this.nextAgentId(partner)
     // without a scenario, the agent starts like the partner's own agents: same scenario, same seed
     const seed = opts.seed ?? (opts.scenario === undefined ? partner.seed : loaded.scenario.seed)
-    const snapshot = buildAgent(this.ctx, loaded, seed, {
+    const snapshot = await buildAgentAsync(this.ctx, loaded, seed, {
       id,
       name: opts.name ?? `FRESH AGENT ${id}`,
       fresh: true,
@@ -197,11 +218,15 @@ export class ScenarioControl {
 
   /** One agent back to the start of a scenario; the partner's other agents are untouched. */
   async resetAgent (partnerId: string, agentId: string, opts: { scenario?: string, seed?: number }): Promise<AgentSummary> {
+    return await this.exclusive(async () => await this.rebuildAgent(partnerId, agentId, opts))
+  }
+
+  private async rebuildAgent (partnerId: string, agentId: string, opts: { scenario?: string, seed?: number }): Promise<AgentSummary> {
     const partner = this.partner(partnerId)
     const current = this.agent(partner, agentId)
     const loaded = this.scenario(opts.scenario ?? current.scenario)
     const seed = opts.scenario === undefined && opts.seed === undefined ? current.seed : this.seedOf(loaded, opts.seed)
-    const snapshot = buildAgent(this.ctx, loaded, seed, { id: agentId, name: current.name, fresh: current.fresh, like: current.like })
+    const snapshot = await buildAgentAsync(this.ctx, loaded, seed, { id: agentId, name: current.name, fresh: current.fresh, like: current.like })
     this.ensureGrowth(partner, recordsOf(snapshot) - current.recordCount)
     const agent = this.world.putAgent(partner, snapshot)
     await this.world.commit(partner)
@@ -209,6 +234,10 @@ export class ScenarioControl {
   }
 
   async deleteAgent (partnerId: string, agentId: string): Promise<void> {
+    await this.exclusive(async () => await this.dropAgent(partnerId, agentId))
+  }
+
+  private async dropAgent (partnerId: string, agentId: string): Promise<void> {
     const partner = this.partner(partnerId)
     const agent = this.agent(partner, agentId)
     if (!agent.fresh) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Agent ${agentId} belongs to the scenario; only fresh agents can be deleted`)
@@ -217,7 +246,11 @@ export class ScenarioControl {
   }
 
   /** Operator: a new partner (OAuth client) with its own agents, filled from a scenario. */
-  async registerPartner (opts: { clientId?: string, name?: string, agents?: number, redirectUris?: string[], scenario?: string, seed?: number }): Promise<RegisteredPartner> {
+  async registerPartner (opts: RegisterOptions): Promise<RegisteredPartner> {
+    return await this.exclusive(async () => await this.register(opts))
+  }
+
+  private async register (opts: RegisterOptions): Promise<RegisteredPartner> {
     const loaded = this.scenario(opts.scenario ?? this.start.scenario)
     const id = opts.clientId ?? `partner-${randomBytes(4).toString('hex')}`
     if (this.world.partner(id) !== undefined || this.library.names().some((n) => this.library.get(n).partners.has(id))) {
@@ -235,22 +268,26 @@ export class ScenarioControl {
       registered: true,
       agents: Array.from({ length: count }, (_, i) => ({ id: `${number}${String(i + 1).padStart(3, '0')}`, name: `AGENT ${i + 1} OF ${id.toUpperCase()}` }))
     }
-    const partner = this.world.putPartner(buildPartner(this.ctx, loaded, this.seedOf(loaded, opts.seed), identity))
+    const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, this.seedOf(loaded, opts.seed), identity))
     await this.world.commit(partner)
     return { clientId: id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
   }
 
   /** Operator: every partner to the start of one scenario (the start scenario by default); fresh agents go. */
   async resetAll (scenarioName?: string, seed?: number): Promise<PartnerSummary[]> {
+    return await this.exclusive(async () => await this.resetEverything(scenarioName, seed))
+  }
+
+  private async resetEverything (scenarioName: string | undefined, seed: number | undefined): Promise<PartnerSummary[]> {
     const loaded = this.scenario(scenarioName ?? this.start.scenario)
     const s = scenarioName === undefined && seed === undefined ? this.start.seed ?? loaded.scenario.seed : this.seedOf(loaded, seed)
     for (const def of loaded.scenario.partners) {
       if (this.world.partner(def.id) === undefined) {
-        this.world.putPartner(buildPartner(this.ctx, loaded, s, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
+        this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, s, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
       }
     }
     const out: PartnerSummary[] = []
-    for (const id of [...this.world.partners.keys()]) out.push(await this.resetPartner(id, loaded.scenario.name, s, false))
+    for (const id of [...this.world.partners.keys()]) out.push(await this.reset(id, loaded.scenario.name, s, false))
     return out
   }
 }

@@ -1,22 +1,10 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { todaySast } from '../../src/clock.js'
 import { luhnCheckDigit } from '../../src/rules/identity-numbers.js'
 import { PARTNER_B, api, build, tokenFor, userToken } from '../helper.js'
 
 /* spec 2.5, 4.8-4.11: customer records, their create request and every field rule of Party. */
-
-/**
- * The real app, with an overload guard that a busy test machine does not trip: a high event-loop delay
- * limit, and a wait for the guard's first real measurement (under-pressure counts a first sampling
- * second without any event-loop sample as infinitely overloaded, which a slow build on a busy machine
- * causes, and answers 503 until the next sample).
- */
-async function buildApp (t: Test): Promise<FastifyInstance> {
-  const app = await build(t, { maxEventLoopDelay: 60000 })
-  for (let i = 0; i < 100 && app.isUnderPressure(); i++) await new Promise((resolve) => setTimeout(resolve, 25))
-  return app
-}
 
 type Json = Record<string, any>
 interface FieldErrorJson { field: string, rejectedValue: unknown, defaultMessage: string, code: string }
@@ -316,7 +304,7 @@ function caseName ([path, value, expected, why, field]: FieldCase): string {
 }
 
 t.test('every field rule of the customer create request: one value that passes, one that fails', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   for (const c of FIELD_CASES) {
     const [path, value, expected, , field] = c
     const res = await create(app, withValue(path, value))
@@ -332,7 +320,7 @@ t.test('every field rule of the customer create request: one value that passes, 
 })
 
 t.test('every investment type of GET /api/investment-types is accepted as investmentTypeId', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const types = (await api(app, { url: '/api/investment-types?size=100' })).json().investmentTypes as Array<{ id: number }>
   t.ok(types.length > 1, 'several investment types are listed')
   for (const { id } of types) {
@@ -346,7 +334,7 @@ t.test('every investment type of GET /api/investment-types is accepted as invest
 })
 
 t.test('field errors carry the rejected value and Hibernate Validator wording', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const cases: Array<[string, unknown, Partial<FieldErrorJson>]> = [
     [`${D}.name1`, S256, { code: 'Size', defaultMessage: 'size must be between 1 and 255', rejectedValue: S256 }],
     [`${D}.name1`, ABSENT, { code: 'NotNull', defaultMessage: 'must not be null', rejectedValue: null }],
@@ -371,7 +359,7 @@ t.test('field errors carry the rejected value and Hibernate Validator wording', 
 })
 
 t.test('several broken fields are all reported in one 400', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const body = validRequest()
   body.defaultCustomer.name1 = 'mokoena' // schema: Pattern
   delete body.defaultCustomer.name2 // rule: Name2RequiredForIndividual
@@ -395,7 +383,7 @@ t.test('several broken fields are all reported in one 400', async (t) => {
 })
 
 t.test('a body that is not a JSON object answers 4xx in the error shape', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const json = { 'content-type': 'application/json' }
   const cases: Array<[string, Parameters<typeof api>[1], number, string, RegExp]> = [
     ['malformed JSON', { url: '/api/customers', method: 'POST', body: '{"defaultCustomer": {', headers: json }, 400, 'SANDBOX_ERR_MALFORMED_JSON', /^JSON parse error/],
@@ -417,7 +405,7 @@ t.test('a body that is not a JSON object answers 4xx in the error shape', async 
 })
 
 t.test('a failed create changes nothing', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const first = await create(app, validRequest())
   t.equal(first.statusCode, 200)
   const customers = await countOf(app, '/api/customers')
@@ -433,7 +421,7 @@ t.test('a failed create changes nothing', async (t) => {
 })
 
 t.test('POST /api/customers creates a record with its call account', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const before = await countOf(app, '/api/customers')
   const request = validRequest()
   const res = await create(app, request)
@@ -468,7 +456,7 @@ t.test('POST /api/customers creates a record with its call account', async (t) =
 })
 
 t.test('investmentTypeId defaults to ITF (id 1) and an explicit one is kept', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const itf = (await api(app, { url: '/api/investment-types' })).json().investmentTypes.find((i: Json) => i.id === 1)
   t.match(itf.description, /^ITF/, 'id 1 is ITF')
   const defaulted = await create(app, withValue(`${D}.investmentTypeId`, ABSENT))
@@ -478,7 +466,7 @@ t.test('investmentTypeId defaults to ITF (id 1) and an explicit one is kept', as
 })
 
 t.test('fields a client may not set are ignored, nulls are not stored', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const body: Json = {
     ...validRequest(),
     customerId: '1001199999999',
@@ -502,7 +490,7 @@ t.test('fields a client may not set are ignored, nulls are not stored', async (t
 })
 
 t.test('createCallAccount false creates no account', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const accounts = await countOf(app, '/api/accounts')
   const res = await create(app, withValue('createCallAccount', false))
   t.equal(res.statusCode, 200)
@@ -514,7 +502,7 @@ t.test('createCallAccount false creates no account', async (t) => {
 })
 
 t.test('POST /api/customers creates the record for the acting agent only', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const res = await create(app, validRequest(), '1002')
   t.equal(res.statusCode, 200)
   const id = res.json().customerId
@@ -524,7 +512,7 @@ t.test('POST /api/customers creates the record for the acting agent only', async
 })
 
 t.test('GET /api/customers/{customerId} answers the agent\'s own record and 404 for anything else', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const own = await api(app, { url: '/api/customers/1001100000001' })
   t.equal(own.statusCode, 200)
   t.match(own.json(), {
@@ -550,7 +538,7 @@ t.test('GET /api/customers/{customerId} answers the agent\'s own record and 404 
 })
 
 t.test('GET /api/customers/{customerId} checks the id is at most 19 digits', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   for (const id of ['abc', '12345678901234567890', '1001100000001.5', '1001100000001X']) {
     const res = await api(app, { url: `/api/customers/${id}` })
     t.equal(res.statusCode, 400, `${id}: 400`)
@@ -561,7 +549,7 @@ t.test('GET /api/customers/{customerId} checks the id is at most 19 digits', asy
 })
 
 t.test('GET /api/customers pages the agent\'s customers', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const first = await api(app, { url: '/api/customers' })
   t.equal(first.statusCode, 200)
   const { page, sortResponses, customers } = first.json()
@@ -605,7 +593,7 @@ t.test('GET /api/customers pages the agent\'s customers', async (t) => {
 })
 
 t.test('GET /api/customers rejects paging parameters out of range', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   for (const [query, field] of [['page=-1', 'page'], ['size=0', 'size'], ['size=2001', 'size'], ['page=x', 'page'], ['size=1.5', 'size']]) {
     const res = await api(app, { url: `/api/customers?${query}` })
     t.equal(res.statusCode, 400, `${query}: 400`)
@@ -614,7 +602,7 @@ t.test('GET /api/customers rejects paging parameters out of range', async (t) =>
 })
 
 t.test('GET /api/users/current/customers lists the customers linked to the signed-in user', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const alice = await userToken(app, 'alice', 'alice-password')
   const res = await api(app, { url: '/api/users/current/customers', token: alice })
   t.equal(res.statusCode, 200)
@@ -633,7 +621,7 @@ t.test('GET /api/users/current/customers lists the customers linked to the signe
 })
 
 t.test('GET /api/users/current/customers is an empty page for a client-credentials token', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   const res = await api(app, { url: '/api/users/current/customers' })
   t.equal(res.statusCode, 200)
   t.same(res.json(), {
@@ -644,7 +632,7 @@ t.test('GET /api/users/current/customers is an empty page for a client-credentia
 })
 
 t.test('the customer endpoints need the Agent-Id header', async (t) => {
-  const app = await buildApp(t)
+  const app = await build(t)
   for (const [method, url] of [['GET', '/api/customers'], ['GET', '/api/customers/1001100000001'], ['GET', '/api/users/current/customers'], ['POST', '/api/customers']] as const) {
     const res = await api(app, { method, url, agent: null, ...(method === 'POST' ? { body: validRequest() } : {}) })
     t.equal(res.statusCode, 400, `${method} ${url} without Agent-Id: 400`)
