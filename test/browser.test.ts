@@ -1,13 +1,10 @@
 import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { Test } from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { loadConfig } from '../src/config.js'
-import { buildServer } from '../src/server.js'
-import { SIGNING_KEY } from './helper.js'
+import { listen } from './helper.js'
 
 /*
  * A person on the docs page, in headless Chromium (Debian's /usr/bin/chromium driven by playwright-core):
@@ -30,26 +27,6 @@ if (!existsSync(CHROMIUM)) {
   }
 } else {
   run()
-}
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
-async function listen (t: Test): Promise<string> {
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const app = await buildServer(loadConfig({ logLevel: 'silent', signingKey: SIGNING_KEY, port, host: '127.0.0.1', publicUrl: base, maxEventLoopDelay: 60000 }))
-  t.teardown(() => app.close())
-  await app.listen({ port, host: '127.0.0.1' })
-  return base
 }
 
 async function launch (t: Test): Promise<Browser> {
@@ -90,7 +67,7 @@ async function execute (page: Page, operationId: string, tag: string, agentId: s
 
 function run (): void {
   t.test('a person authorizes with partner-a\'s client credentials and runs GET /api/banks from the docs page', async (t) => {
-    const base = await listen(t)
+    const { base } = await listen(t)
     const browser = await launch(t)
     const page = await openDocs(browser, base)
     t.match(await page.locator('.info .title').innerText(), /Banking Agent REST Service \(sandbox\)/, 'the bank API document is shown')
@@ -121,7 +98,7 @@ function run (): void {
   })
 
   t.test('test user alice signs in through the authorization code flow with PKCE and lists her customers', async (t) => {
-    const base = await listen(t)
+    const { base } = await listen(t)
     const browser = await launch(t)
     const page = await openDocs(browser, base)
     await authorizeDialog(page)
@@ -149,7 +126,7 @@ function run (): void {
   })
 
   t.test('the page of a deprecated version shows that version and tries it at its own path', async (t) => {
-    const base = await listen(t)
+    const { base } = await listen(t)
     const browser = await launch(t)
     const page = await openDocs(browser, base, '/4.0/api/docs/apidocs')
     t.match(await page.locator('.info .title').innerText(), /4\.0\.0/, 'the 4.0 document')

@@ -1,13 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import t from 'tap'
-import type { Test } from 'tap'
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
 import ts from 'typescript'
-import { loadConfig } from '../src/config.js'
-import { buildServer } from '../src/server.js'
-import { SIGNING_KEY } from './helper.js'
+import { listen } from './helper.js'
 
 /*
  * A partner's view of the docs: generate a typed client from the published OpenAPI document
@@ -84,27 +80,6 @@ function typeCheck (source: string): ts.Diagnostic[] {
 
 const text = (d: ts.Diagnostic): string => ts.flattenDiagnosticMessageText(d.messageText, '\n')
 
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
-
-/** The app listening on 127.0.0.1, its public URL the one the client uses. */
-async function listen (t: Test): Promise<string> {
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const app = await buildServer(loadConfig({ logLevel: 'silent', signingKey: SIGNING_KEY, port, host: '127.0.0.1', publicUrl: base, maxEventLoopDelay: 60000 }))
-  t.teardown(() => app.close())
-  await app.listen({ port, host: '127.0.0.1' })
-  return base
-}
-
 async function clientCredentialsToken (base: string, tokenUrl: string): Promise<string> {
   const res = await fetch(tokenUrl, {
     method: 'POST',
@@ -116,7 +91,7 @@ async function clientCredentialsToken (base: string, tokenUrl: string): Promise<
 }
 
 t.test('a client generated from the published document is typed and works with a real token', async (t) => {
-  const base = await listen(t)
+  const { base } = await listen(t)
   const doc = await (await fetch(`${base}/api/docs/apidocs`, { headers: { accept: 'application/json' } })).json() as Record<string, any>
   t.equal(doc.servers[0].url, base, 'the document points at the sandbox it came from')
 

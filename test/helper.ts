@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto'
+import { createServer } from 'node:net'
 import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { Ajv, type ValidateFunction } from 'ajv'
@@ -29,6 +30,27 @@ export async function build (t: Test, overrides: Partial<Record<keyof Config, un
 }
 
 const routeOf = new Map<string, string | undefined>()
+
+/** A free TCP port on 127.0.0.1 (the issuer embeds the public URL, so the port is chosen before the app is built). */
+export async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+/** The real app listening on 127.0.0.1 over HTTP, its public URL the one clients use; closed when the test ends. */
+export async function listen (t: Test, overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<{ app: FastifyInstance, base: string }> {
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const app = await build(t, { port, host: '127.0.0.1', publicUrl: base, ...overrides })
+  await app.listen({ port, host: '127.0.0.1' })
+  return { app, base }
+}
 
 export const TOKEN_PATH = '/auth/realms/sandbox/protocol/openid-connect/token'
 

@@ -27,13 +27,7 @@ export interface AgentSpec {
 }
 
 /** What a partner keeps across resets: identity and credentials (and, for registered partners, its agents). */
-export interface PartnerIdentity {
-  id: string
-  number: number
-  name: string
-  secret: string
-  redirectUris: string[]
-  registered: boolean
+export type PartnerIdentity = Pick<PartnerSnapshot, 'id' | 'number' | 'name' | 'secret' | 'redirectUris' | 'registered'> & {
   agents: Array<{ id: string, name: string }>
 }
 

@@ -1,37 +1,15 @@
-import { createServer } from 'node:net'
 import t from 'tap'
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import * as client from 'openid-client'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
-import { loadConfig } from '../../src/config.js'
-import { buildServer } from '../../src/server.js'
-import { SIGNING_KEY } from '../helper.js'
-
-/** A free TCP port on 127.0.0.1 (the issuer embeds the public URL, so the port is chosen before the app is built). */
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
+import { listen } from '../helper.js'
 
 interface Running { app: FastifyInstance, base: string, issuer: URL }
 
-/** The real app listening on 127.0.0.1, closed when the test ends. */
-async function listen (t: Test, overrides: Record<string, unknown> = {}): Promise<Running> {
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const app = await buildServer(loadConfig({ logLevel: 'silent', signingKey: SIGNING_KEY, port, host: '127.0.0.1', publicUrl: base, maxEventLoopDelay: 60000, ...overrides }))
-  t.teardown(() => app.close())
-  await app.listen({ port, host: '127.0.0.1' })
-  // building can block the loop for a whole sample interval; until the overload guard's next sample it answers 503
-  const guard = app as unknown as { memoryUsage: () => { eventLoopDelay: number } }
-  for (let i = 0; i < 100 && !Number.isFinite(guard.memoryUsage().eventLoopDelay); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+/** The real app listening on 127.0.0.1, with the issuer clients discover; closed when the test ends. */
+async function running (t: Test, overrides: Record<string, unknown> = {}): Promise<Running> {
+  const { app, base } = await listen(t, overrides)
   return { app, base, issuer: new URL(`${base}/auth/realms/sandbox`) }
 }
 
@@ -105,7 +83,7 @@ async function oauthError (p: Promise<unknown>): Promise<string> {
 const KEYCLOAK = '/auth/realms/sandbox/protocol/openid-connect'
 
 t.test('the sandbox speaks OpenID Connect to a real client over HTTP', async (t) => {
-  const { base, issuer } = await listen(t)
+  const { base, issuer } = await running(t)
   const partnerA = await discover(issuer, 'partner-a', 'partner-a-secret')
   const redirectUri = `${base}/api/docs/apidocs/static/oauth2-redirect.html`
 
@@ -356,7 +334,7 @@ t.test('the sandbox speaks OpenID Connect to a real client over HTTP', async (t)
 })
 
 t.test('the access token lifetime follows tokenTtl', async (t) => {
-  const { issuer } = await listen(t, { tokenTtl: 60 })
+  const { issuer } = await running(t, { tokenTtl: 60 })
   const cfg = await discover(issuer, 'partner-b', 'partner-b-secret')
   const cc = await client.clientCredentialsGrant(cfg, { scope: 'openid' })
   t.equal(cc.expires_in, 60)
