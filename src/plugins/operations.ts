@@ -128,7 +128,11 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     done()
   })
   const log = fastify.log
+  // at LOG_LEVEL warn and above the line is not even assembled
+  const levels = log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean }
+  const requestLines = levels.isLevelEnabled?.('info') ?? true
   fastify.addHook('onResponse', (request, reply, done) => {
+    if (!requestLines) return done()
     const tenant = request.tenant ?? undefined
     log.info({
       reqId: request.id,
