@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import { buildDocExamples, type DocExamples } from '../docs/examples.js'
 import { SWAGGER2_OAUTH, finishOpenApi, finishSwagger2, swagger2Security } from '../docs/openapi.js'
-import { LATEST_VERSION, VERSIONS } from './versions.js'
+import { LATEST_VERSION, VERSIONS, pathVersionOf } from './versions.js'
 
 export const DOCS_PATH = '/api/docs/apidocs'
 export const SANDBOX_DOCS_PATH = '/__sandbox/docs'
@@ -32,7 +32,8 @@ const DECISIONS = [
     'password (Keycloak\'s direct access grant), refresh_token.',
   'Tenancy: a partner is an OAuth client owning agents; the Agent-Id header must name one of them (one of the user\'s agents for a user token). A record of another agent or partner is a 404, exactly like one that does not exist.',
   'Errors (spec 7 "not shown"): Spring Boot\'s default error body (ErrorBody) with message and errors[] in Hibernate Validator\'s wording; the X-Sandbox-Error header names the cause. ' +
-    '400 invalid input or missing Agent-Id, 401 missing or invalid token, 403 Agent-Id not bound to the token, 404 unknown or not yours, 405 wrong method, 413 body too large, 415 not JSON, 503 overloaded.',
+    '400 invalid input or missing Agent-Id, 401 missing or invalid token, 403 Agent-Id not bound to the token, 404 unknown or not yours, 405 wrong method, 406 an Accept header without JSON, ' +
+    '408 a request too slow to arrive, 413 body too large, 415 not JSON, 503 overloaded. A JSON null counts as absent.',
   'Validation follows Bean Validation: rules of optional fields apply only when present; digit counts (@Digits) parse the value as a decimal number; sizes count characters; unknown body properties are ignored. ' +
     'Rules JSON Schema cannot say (South African ID number, company registration number, name2 of individuals, known bank, product and investment type, default customer not repeated) are checked too and reported the same way.',
   'Paging (spec 2.1): page >= 0, size 1 to 2000 (the maximum is the sandbox\'s); every list carries page and sortResponses: [] besides its named array, even where the spec\'s samples show only the array.',
@@ -95,11 +96,6 @@ const only = (keep: (url: string) => boolean) => ({ schema, url }: { schema: any
 
 /** Component names are the schemas' $ids. */
 const refResolver = { buildLocalReference: (json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number) => typeof json.$id === 'string' ? json.$id : `def-${i}` }
-
-/** The version of the request's path (spec 9), undefined for the unversioned /api/... . */
-function pathVersion (request: FastifyRequest): string | undefined {
-  return (request.raw as { sandboxApiVersion?: string }).sandboxApiVersion
-}
 
 /**
  * The published descriptions, generated from the route schemas: OpenAPI 3 and Swagger 2.0 of the bank's
@@ -176,7 +172,7 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
 
   /** The document for the version of the request's path: its server, and deprecation where spec 9 says so. */
   function forVersion (doc: Json, request: FastifyRequest): Json {
-    const version = pathVersion(request)
+    const version = pathVersionOf(request.raw)
     if (version === undefined) return doc
     const status = VERSIONS[version]
     const deprecated = status === 'deprecated'

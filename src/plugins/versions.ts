@@ -32,15 +32,16 @@ export function rewriteVersionedUrl (req: IncomingMessage): string {
   return url.slice(m[1].length + 1)
 }
 
-export function apiVersionOf (req: IncomingMessage): string {
-  return (req as VersionedRequest).sandboxApiVersion ?? LATEST_VERSION
+/** The version named in the request's path (spec 9), undefined for the unversioned /api/... . */
+export function pathVersionOf (req: IncomingMessage): string | undefined {
+  return (req as VersionedRequest).sandboxApiVersion
 }
 
 /** Deprecated versions answer with Deprecation (RFC 9745, a date) and a Link to their documentation. */
 async function versionsPlugin (fastify: FastifyInstance, opts: { deprecationDate: string, publicUrl: string }): Promise<void> {
   const deprecation = `@${Math.floor(Date.parse(`${opts.deprecationDate}T00:00:00Z`) / 1000)}`
   fastify.addHook('onRequest', (request, reply, done) => {
-    const version = (request.raw as VersionedRequest).sandboxApiVersion
+    const version = pathVersionOf(request.raw)
     if (version !== undefined && VERSIONS[version] === 'deprecated') {
       reply.header('deprecation', deprecation)
       reply.header('link', `<${opts.publicUrl}/${version}/api/docs/apidocs>; rel="deprecation"; type="text/html"`)
