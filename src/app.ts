@@ -43,8 +43,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     // router errors (bad percent-encoding, over-long path segment) in the error body of every other error
     frameworkErrors: frameworkError,
     // spec 4.13: a guarantee id may have 255 characters (find-my-way's default limit is 100); longer
-    // values reach the schema, which answers the Spring 400
-    routerOptions: { maxParamLength: 1024 },
+    // values reach the schema, which answers the Spring 400, up to what fits in Node's 16 KB of headers
+    routerOptions: { maxParamLength: 8192 },
     // the large scenario builds 100,000 customers while the store plugin loads: on a busy machine that
     // can take longer than avvio's default 10 s per plugin
     pluginTimeout: 120_000,

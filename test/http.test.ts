@@ -96,8 +96,12 @@ t.test('a path that the router cannot take apart still answers in the error shap
   t.notMatch(bad.body, /FST_/, 'no framework error code')
   t.ok(bad.headers['x-request-id'], 'the request id like every other answer')
   const long = `/api/guarantees/${'G'.repeat(5000)}/state`
-  const res = await api(app, { url: long, token: null, agent: null })
-  assertErrorShape(t, res, 414, long)
+  const size = await api(app, { url: long, token: null, agent: null })
+  assertErrorShape(t, size, 400, long)
+  t.equal(size.json().errors[0].field, 'guaranteeID', 'a long id reaches the schema: the Spring 400 naming the parameter')
+  const huge = `/api/guarantees/${'G'.repeat(9000)}/state`
+  const res = await api(app, { url: huge, token: null, agent: null })
+  assertErrorShape(t, res, 414, huge)
 })
 
 t.test('a wrong method is a 405 with an Allow header', async (t) => {

@@ -18,7 +18,13 @@ export interface SigningKeys {
 async function fromText (text: string): Promise<JWK> {
   const trimmed = text.trim()
   if (trimmed.startsWith('{')) {
-    const jwk = JSON.parse(trimmed) as JWK
+    let jwk: JWK
+    try {
+      jwk = JSON.parse(trimmed) as JWK
+    } catch {
+      // JSON.parse's message quotes the text around the fault: part of a private key
+      throw new Error('not valid JSON')
+    }
     if (jwk.kty !== 'RSA' || jwk.d === undefined) throw new Error('expected a private RSA JWK')
     return jwk
   }
