@@ -35,6 +35,9 @@ const CONNECTIONS = positive('BENCH_CONNECTIONS', 50)
 const TOKEN_CONNECTIONS = 10
 const TOKEN_DURATION = 5
 const RESETS = 20
+// the large scenario: 100,000 customers of agent 1001, so page 4999 of size 20 is the last one
+const PAGE_SIZE = 20
+const DEEP_PAGE = 4999
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL
 const PRODUCT_LOG_LEVEL = 'info'
 const QUIET_LOG_LEVEL = 'warn'
@@ -167,10 +170,17 @@ function sandboxEnv (port: number, dataDir?: string, logLevel = LOG_LEVEL): Node
   return env
 }
 
-async function startSandbox (name: string, dataDir?: string, logLevel?: string): Promise<Server> {
+async function startSandbox (name: string, dataDir?: string, logLevel?: string, scenario?: string): Promise<Server> {
   const port = await freePort()
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
-  return await Server.start(name, [...prof, 'dist/cli.js'], sandboxEnv(port, dataDir, logLevel), port)
+  const env = sandboxEnv(port, dataDir, logLevel)
+  if (scenario !== undefined) env.SANDBOX_SCENARIO = scenario
+  return await Server.start(name, [...prof, 'dist/cli.js'], env, port)
+}
+
+/** A page of agent 1001's customers (the paging-depth figure, on the large scenario). */
+async function customerPage (server: Server, page: number): Promise<autocannon.Options> {
+  return { url: `${server.base}/api/customers?page=${page}&size=${PAGE_SIZE}`, headers: await apiHeaders(server) }
 }
 
 async function startBaseline (banksFile: string): Promise<Server> {
@@ -420,6 +430,19 @@ async function main (): Promise<void> {
     const restoredMessages = await messageCount(diskAgain)
     if (restoredMessages !== diskMessages) throw new Error(`after the restart the data dir holds ${restoredMessages} messages, not ${diskMessages}`)
 
+    say(`paging depth: the large scenario (100,000 customers of agent ${AGENT_ID}), page 0 against page ${DEEP_PAGE} (size ${PAGE_SIZE})`)
+    const large = track(await startSandbox('sandbox-large', undefined, undefined, 'large'))
+    const deepPage = await once(await customerPage(large, DEEP_PAGE))
+    if (deepPage.status !== 200 || (JSON.parse(deepPage.text) as { customers: unknown[] }).customers.length !== PAGE_SIZE) {
+      throw new Error(`page ${DEEP_PAGE} of the large scenario answered ${deepPage.status}: ${deepPage.text.slice(0, 300)}`)
+    }
+    const paging = await compare('Paging', [
+      { key: 'first', server: large, options: () => customerPage(large, 0) },
+      { key: 'deep', server: large, options: () => customerPage(large, DEEP_PAGE) }
+    ])
+    await large.stop()
+    servers.splice(servers.indexOf(large), 1)
+
     say(`resets: ${RESETS} in memory, ${RESETS} with a data dir`)
     const resetMemory = await resets(memory)
     const resetDisk = await resets(diskAgain)
@@ -473,6 +496,8 @@ async function main (): Promise<void> {
       ['W2-disk CPU us/req', fmt(w2.sandboxDisk.cpuUsPerRequest), ''],
       ['W2-disk partner file size at the end of a round (largest) KB', fmt(diskFileBytes / 1024), ''],
       [`Token endpoint, client_credentials (${TOKEN_CONNECTIONS} conn.) tokens/s`, fmt(tokens.perSecond), ''],
+      [`Paging, large scenario: page 0 / page ${DEEP_PAGE} of 100,000 customers, req/s`, `${fmt(paging.first.rps)} / ${fmt(paging.deep.rps)} (${pct(paging.deep.rps / paging.first.rps)})`, ''],
+      [`Paging, large scenario: page 0 / page ${DEEP_PAGE}, p50 / p99 ms`, `${lat(paging.first)} and ${lat(paging.deep)}`, ''],
       ['Token endpoint latency p50 / p99 ms, CPU us/token', `${fmt(tokens.latencyMs.p50, 1)} / ${fmt(tokens.latencyMs.p99, 1)}, ${fmt(tokens.cpuUsPerToken)}`, ''],
       [`Reset default scenario, one partner, in memory (median / max of ${RESETS}) ms`, `${fmt(resetMemory.medianMs, 1)} / ${fmt(resetMemory.maxMs, 1)}`, `<50 ms ${verdict(met.resetMemory)}`],
       [`Reset default scenario, one partner, data dir (median / max of ${RESETS}) ms`, `${fmt(resetDisk.medianMs, 1)} / ${fmt(resetDisk.maxMs, 1)}`, `<50 ms ${verdict(met.resetDisk)}`],
@@ -485,7 +510,7 @@ async function main (): Promise<void> {
       ['RSS after load MB: sandbox memory / sandbox disk / baseline', `${fmt(loadedRss.sandboxMemory)} / ${fmt(loadedRss.sandboxDisk)} / ${fmt(loadedRss.baseline)}`, ''],
       ['RSS at the end MB (after resets; disk sandbox restarted)', `${fmt(finalRss.sandboxMemory)} / ${fmt(finalRss.sandboxDisk)} / ${fmt(finalRss.baseline)}`, '']
     ]))
-    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet)].filter((x) => x !== '')
+    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
     if (tokens.non2xx + tokens.errors > 0) problems.push(`  !! token endpoint: non-2xx ${tokens.non2xx}, errors ${tokens.errors}`)
     if (problems.length > 0) lines.push('', 'Failed requests (not counted in req/s):', ...problems)
     const missed = Object.entries(met).filter(([, ok]) => !ok).map(([k]) => k)
@@ -504,6 +529,7 @@ async function main (): Promise<void> {
       w2: { path: W2_PATH, ...w2, ratio: ratios.w2, cpuRatio: ratios.w2Cpu, diskRatio: ratios.w2Disk, quietRatio: ratios.w2Quiet },
       quietLogLevel: QUIET_LOG_LEVEL,
       tokens,
+      paging: { pageSize: PAGE_SIZE, deepPage: DEEP_PAGE, ...paging },
       resets: { memory: resetMemory, dataDir: resetDisk },
       w2DiskFileBytes: diskFileBytes,
       startupMs: { memory: memory.startupMs, emptyDataDir: disk.startupMs, dataDirAfterLoad: diskAgain.startupMs, dataDirMessages: diskMessages, baseline: baseline.startupMs },

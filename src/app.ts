@@ -6,6 +6,7 @@ import { REALM_PATH, ROUTES } from './auth/realm.js'
 import authHooks from './plugins/auth.js'
 import docs, { DOCS_PATH } from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
+import { logDestination } from './plugins/log-stream.js'
 import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
 import store from './plugins/store.js'
 import validation from './plugins/validation.js'
@@ -20,6 +21,7 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.logLevel,
+      stream: logDestination(),
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: {
         req: (req) => ({ method: req.method, url: loggableUrl(req.url), remoteAddress: req.ip }),

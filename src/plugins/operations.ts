@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
-import type { Bindings, ChildLoggerOptions, LogFn } from 'pino'
+import pino, { type Bindings, type ChildLoggerOptions, type LogFn } from 'pino'
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import { Type } from '@sinclair/typebox'
@@ -127,24 +127,23 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     if (!readiness.ready) reply.header('connection', 'close')
     done()
   })
-  const log = fastify.log
-  // at LOG_LEVEL warn and above the line is not even assembled
-  const levels = log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean }
-  const requestLines = levels.isLevelEnabled?.('info') ?? true
+  // The request line, the one log line of every request: written straight into the logger's stream in
+  // pino's own format (level, time, pid, hostname, then the fields). Its fields hold no secret (the URL is
+  // masked above), so it needs none of pino's per-line work; at LOG_LEVEL warn and above it is skipped.
+  const log = fastify.log as FastifyBaseLogger & Record<symbol, unknown> & { isLevelEnabled?: (level: string) => boolean }
+  const requestLines = log.isLevelEnabled?.('info') ?? true
+  const stream = log[pino.symbols.streamSym] as { write: (line: string) => void } | undefined
+  const bindings = (log[pino.symbols.chindingsSym] as string | undefined) ?? ''
   fastify.addHook('onResponse', (request, reply, done) => {
-    if (!requestLines) return done()
+    if (!requestLines || stream === undefined) return done()
     const tenant = request.tenant ?? undefined
-    log.info({
-      reqId: request.id,
-      method: request.method,
-      url: loggableUrl(request.originalUrl),
-      statusCode: reply.statusCode,
-      responseTime: Math.round(reply.elapsedTime * 10) / 10,
-      partner: tenant?.partnerId,
-      agent: tenant?.agentId
-    }, 'request completed')
+    const who = tenant === undefined ? '' : `,"partner":${JSON.stringify(tenant.partnerId)},"agent":${JSON.stringify(tenant.agentId)}`
+    stream.write(`{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},` +
+      `"url":${JSON.stringify(loggableUrl(request.originalUrl))},"statusCode":${reply.statusCode},"responseTime":${Math.round(reply.elapsedTime * 10) / 10}${who},` +
+      '"msg":"request completed"}\n')
     done()
   })
+  fastify.addHook('onClose', async () => { (stream as { flush?: () => void } | undefined)?.flush?.() })
 
   await fastify.register(underPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelay,

@@ -22,11 +22,15 @@ export const AJV_OPTIONS: Options = {
   strict: false
 }
 
+const PLAIN_DIGITS = /^\d+$/
+
 /**
  * Bean Validation's @Digits on a CharSequence: the value is parsed as a BigDecimal (an unparsable value
  * is invalid), then the integral part (precision - scale) and the fraction part (scale) are counted.
  */
 export function digitsOk (value: string, rule: DigitsRule): boolean {
+  // the usual case, a plain run of digits no longer than the integral limit (an id): no parsing needed
+  if (value.length > 0 && value.length <= rule.integer && PLAIN_DIGITS.test(value)) return true
   const m = /^[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?$/.exec(value)
   if (m === null) return false
   const intPart = m[1] ?? ''

@@ -58,7 +58,7 @@ export function accountsRepo (world: World) {
       return account
     },
 
-    async create (tenant: Tenant, req: AccountCreateRequest, today: string): Promise<StoredAccount> {
+    create (tenant: Tenant, req: AccountCreateRequest, today: string): StoredAccount | Promise<StoredAccount> {
       const { partner, agent } = world.resolve(tenant)
       const customer = agent.customer(req.customerId)
       if (customer?.defaultCustomer === undefined) {
@@ -74,8 +74,7 @@ export function accountsRepo (world: World) {
       world.ensureRoom(partner, 1)
       const account = buildAccount(agent, world.reference, { customerId: customer.customerId, holder: customer.defaultCustomer, product, openedDate: today })
       agent.addAccount(account)
-      await world.commit(partner)
-      return account
+      return world.committed(partner, account)
     }
   }
 }

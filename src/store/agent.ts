@@ -35,7 +35,6 @@ export class AgentStore {
   private readonly accountsByCustomer = new Map<string, StoredAccount[]>()
   private readonly beneficiaryById = new Map<string, StoredBeneficiary>()
   private readonly beneficiariesByCustomer = new Map<string, StoredBeneficiary[]>()
-  private readonly messageIds = new Set<string>()
   private readonly messagesByCustomer = new Map<string, StoredMessage[]>()
 
   constructor (snapshot: AgentSnapshot) {
@@ -77,15 +76,20 @@ export class AgentStore {
     }
   }
 
-  /** The next free id of a kind (skipping ids that hand-written records already took). */
+  /**
+   * The next id of a kind. The sequence is always past every id of the kind the agent holds (see
+   * noteId: hand-written records come first and follow the same scheme), so the id is free.
+   */
   nextId (kind: RecordKind): string {
-    const taken = this.ids[kind]
-    let id: string
-    do {
-      this.seq[kind] += 1
-      id = `${this.id}${KIND_DIGIT[kind]}${String(this.seq[kind]).padStart(8, '0')}`
-    } while (taken.has(id))
-    return id
+    this.seq[kind] += 1
+    return `${this.id}${KIND_DIGIT[kind]}${String(this.seq[kind]).padStart(8, '0')}`
+  }
+
+  /** Moves the sequence of a kind past an id of that kind the agent now holds. */
+  private noteId (kind: RecordKind, id: string): void {
+    if (id.length !== this.id.length + 9 || !id.startsWith(this.id) || id[this.id.length] !== KIND_DIGIT[kind]) return
+    const n = Number(id.slice(-8))
+    if (n > this.seq[kind]) this.seq[kind] = n
   }
 
   /** An account number derived from the account sequence: agent id + 7 digits, unique sandbox-wide. */
@@ -99,26 +103,16 @@ export class AgentStore {
     return number
   }
 
-  /** The ids in use, by kind of record. */
-  private readonly ids: Record<RecordKind, { has: (id: string) => boolean }> = {
-    customer: this.customerById,
-    account: this.accountById,
-    beneficiary: this.beneficiaryById,
-    message: this.messageIds
-  }
-
-  hasId (kind: RecordKind, id: string): boolean {
-    return this.ids[kind].has(id)
-  }
-
   addCustomer (c: StoredCustomer): void {
     this.customers.push(c)
     this.customerById.set(c.customerId, c)
+    this.noteId('customer', c.customerId)
   }
 
   addAccount (a: StoredAccount): void {
     this.accounts.push(a)
     this.accountById.set(a.id, a)
+    this.noteId('account', a.id)
     this.accountNumbers.add(a.number)
     for (const holder of a.customers) push(this.accountsByCustomer, holder.customerId, a)
   }
@@ -126,12 +120,13 @@ export class AgentStore {
   addBeneficiary (b: StoredBeneficiary): void {
     this.beneficiaries.push(b)
     this.beneficiaryById.set(b.beneficiaryId, b)
+    this.noteId('beneficiary', b.beneficiaryId)
     push(this.beneficiariesByCustomer, b.customerId, b)
   }
 
   addMessage (m: StoredMessage): void {
     this.messages.push(m)
-    this.messageIds.add(m.id)
+    this.noteId('message', m.id)
     push(this.messagesByCustomer, m.customerId, m)
   }
 

@@ -42,13 +42,12 @@ export function beneficiariesRepo (world: World) {
       return beneficiary
     },
 
-    async create (tenant: Tenant, customerId: string, req: BeneficiaryCreateRequest): Promise<StoredBeneficiary> {
+    create (tenant: Tenant, customerId: string, req: BeneficiaryCreateRequest): StoredBeneficiary | Promise<StoredBeneficiary> {
       const { partner, agent } = world.resolveCustomer(tenant, customerId)
       world.ensureRoom(partner, 1)
       const beneficiary = buildBeneficiary(agent, world.reference, customerId, req)
       agent.addBeneficiary(beneficiary)
-      await world.commit(partner)
-      return beneficiary
+      return world.committed(partner, beneficiary)
     }
   }
 }

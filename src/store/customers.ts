@@ -73,14 +73,13 @@ export function customersRepo (world: World) {
       return pageOf(customers, paging)
     },
 
-    async create (tenant: Tenant, req: CustomerCreateRequest, today: string): Promise<StoredCustomer> {
+    create (tenant: Tenant, req: CustomerCreateRequest, today: string): StoredCustomer | Promise<StoredCustomer> {
       const { partner, agent } = world.resolve(tenant)
       world.ensureRoom(partner, 2)
       const { customer, account } = buildCustomer(agent, req, world.reference, { openedDate: today })
       agent.addCustomer(customer)
       if (account !== undefined) agent.addAccount(account)
-      await world.commit(partner)
-      return customer
+      return world.committed(partner, customer)
     }
   }
 }

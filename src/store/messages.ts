@@ -15,13 +15,12 @@ export function messagesRepo (world: World) {
       return pageOf(world.resolveCustomer(tenant, customerId).agent.messagesOf(customerId), paging)
     },
 
-    async create (tenant: Tenant, customerId: string, req: CustomerMessageRequest, now: string): Promise<StoredMessage> {
+    create (tenant: Tenant, customerId: string, req: CustomerMessageRequest, now: string): StoredMessage | Promise<StoredMessage> {
       const { partner, agent } = world.resolveCustomer(tenant, customerId)
       world.ensureRoom(partner, 1)
       const message = buildMessage(agent, customerId, req, now)
       agent.addMessage(message)
-      await world.commit(partner)
-      return message
+      return world.committed(partner, message)
     }
   }
 }

@@ -16,9 +16,12 @@ export interface Limits {
   maxAgents: number
 }
 
-/** Where partners' data goes after a change; a create is answered once commit() resolves. */
+/**
+ * Where partners' data goes after a change; a create is answered once commit() resolves. null means
+ * nothing to wait for (the memory store): the request then needs no promise at all.
+ */
 export interface Persistence {
-  commit: (partner: Partner) => Promise<void>
+  commit: (partner: Partner) => Promise<void> | null
   remove: (partnerId: string) => Promise<void>
   close: () => Promise<void>
 }
@@ -26,7 +29,7 @@ export interface Persistence {
 const DONE = Promise.resolve()
 
 export const memoryPersistence: Persistence = {
-  commit: () => DONE,
+  commit: () => null,
   remove: () => DONE,
   close: () => DONE
 }
@@ -139,8 +142,14 @@ export class World {
     }
   }
 
-  commit (partner: Partner): Promise<void> {
+  commit (partner: Partner): Promise<void> | null {
     return this.persistence.commit(partner)
+  }
+
+  /** value once the partner's change is committed: at once in memory, after the write with a data dir. */
+  committed<T> (partner: Partner, value: T): T | Promise<T> {
+    const pending = this.persistence.commit(partner)
+    return pending === null ? value : pending.then(() => value)
   }
 
   forget (partnerId: string): Promise<void> {

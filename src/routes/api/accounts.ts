@@ -22,7 +22,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
       querystring: AccountListQuery,
       response: { 200: ref(AccountPage), ...errorResponses(400, 401, 403, 406) }
     }
-  }, async (request) => pageReply('accounts', repo.list(tenantOf(request), request.query, request.query.customerId)))
+  }, (request) => pageReply('accounts', repo.list(tenantOf(request), request.query, request.query.customerId)))
 
   app.get('/accounts/:accountId', {
     schema: {
@@ -35,7 +35,7 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
       params: AccountIdParams,
       response: { 200: ref(Account), ...errorResponses(400, 401, 403, 404, 406) }
     }
-  }, async (request) => repo.findById(tenantOf(request), request.params.accountId))
+  }, (request) => repo.findById(tenantOf(request), request.params.accountId))
 
   app.post('/accounts', {
     schema: {
@@ -50,5 +50,5 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
       response: { 200: ref(Account), ...errorResponses(400, 401, 403, 406, 413, 415) }
     },
     config: { rules: accountRules, objectName: 'accountCreateRequest' }
-  }, async (request) => await repo.create(tenantOf(request), request.body, todaySast()))
+  }, (request) => repo.create(tenantOf(request), request.body, todaySast()))
 }

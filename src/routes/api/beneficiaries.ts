@@ -23,7 +23,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
       querystring: PagingQuery,
       response: { 200: ref(BeneficiaryPage), ...errorResponses(400, 401, 403, 404, 406) }
     }
-  }, async (request) => pageReply('beneficiaries', repo.list(tenantOf(request), request.params.customerId, request.query)))
+  }, (request) => pageReply('beneficiaries', repo.list(tenantOf(request), request.params.customerId, request.query)))
 
   app.get('/customers/:customerId/beneficiaries/:beneficiaryId', {
     schema: {
@@ -36,7 +36,7 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
       params: BeneficiaryParams,
       response: { 200: ref(Beneficiary), ...errorResponses(400, 401, 403, 404, 406) }
     }
-  }, async (request) => repo.findById(tenantOf(request), request.params.customerId, request.params.beneficiaryId))
+  }, (request) => repo.findById(tenantOf(request), request.params.customerId, request.params.beneficiaryId))
 
   app.post('/customers/:customerId/beneficiaries', {
     schema: {
@@ -52,5 +52,5 @@ export default async function beneficiaries (fastify: FastifyInstance): Promise<
       response: { 200: ref(Beneficiary), ...errorResponses(400, 401, 403, 404, 406, 413, 415) }
     },
     config: { rules: beneficiaryRules, objectName: 'beneficiaryRequest' }
-  }, async (request) => await repo.create(tenantOf(request), request.params.customerId, request.body))
+  }, (request) => repo.create(tenantOf(request), request.params.customerId, request.body))
 }

@@ -25,7 +25,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       response: { 200: ref(CustomerRecord), ...errorResponses(400, 401, 403, 406, 413, 415) }
     },
     config: { rules: customerRules, objectName: 'customerRequest' }
-  }, async (request) => await repo.create(tenantOf(request), request.body, todaySast()))
+  }, (request) => repo.create(tenantOf(request), request.body, todaySast()))
 
   app.get('/customers', {
     schema: {
@@ -38,7 +38,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       querystring: PagingQuery,
       response: { 200: ref(CustomerPage), ...errorResponses(400, 401, 403, 406) }
     }
-  }, async (request) => pageReply('customers', repo.list(tenantOf(request), request.query)))
+  }, (request) => pageReply('customers', repo.list(tenantOf(request), request.query)))
 
   app.get('/customers/:customerId', {
     schema: {
@@ -51,7 +51,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       params: CustomerIdParams,
       response: { 200: ref(CustomerRecord), ...errorResponses(400, 401, 403, 404, 406) }
     }
-  }, async (request) => repo.findById(tenantOf(request), request.params.customerId))
+  }, (request) => repo.findById(tenantOf(request), request.params.customerId))
 
   app.get('/users/current/customers', {
     schema: {
@@ -65,5 +65,5 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       querystring: PagingQuery,
       response: { 200: ref(CustomerPage), ...errorResponses(400, 401, 403, 406) }
     }
-  }, async (request) => pageReply('customers', repo.listOfUser(tenantOf(request), request.query)))
+  }, (request) => pageReply('customers', repo.listOfUser(tenantOf(request), request.query)))
 }

@@ -21,5 +21,5 @@ export default async function guarantees (fastify: FastifyInstance): Promise<voi
       response: { 200: ref(GuaranteeState), ...errorResponses(400, 404, 406) }
     },
     config: { public: true }
-  }, async (request) => repo.state(request.params.guaranteeID))
+  }, (request) => repo.state(request.params.guaranteeID))
 }

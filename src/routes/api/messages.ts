@@ -24,7 +24,7 @@ export default async function messages (fastify: FastifyInstance): Promise<void>
       response: { 200: ref(CustomerMessage), ...errorResponses(400, 401, 403, 404, 406, 413, 415) }
     },
     config: { objectName: 'customerMessage' }
-  }, async (request) => await repo.create(tenantOf(request), request.params.customerId, request.body, localDateTimeSast()))
+  }, (request) => repo.create(tenantOf(request), request.params.customerId, request.body, localDateTimeSast()))
 
   app.get('/customers/:customerId/messages', {
     schema: {
@@ -38,5 +38,5 @@ export default async function messages (fastify: FastifyInstance): Promise<void>
       querystring: PagingQuery,
       response: { 200: ref(MessagePage), ...errorResponses(400, 401, 403, 404, 406) }
     }
-  }, async (request) => pageReply('messages', repo.list(tenantOf(request), request.params.customerId, request.query)))
+  }, (request) => pageReply('messages', repo.list(tenantOf(request), request.params.customerId, request.query)))
 }

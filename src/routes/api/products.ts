@@ -35,5 +35,5 @@ export default async function products (fastify: FastifyInstance): Promise<void>
       params: ProductParams,
       response: { 200: ref(Product), ...errorResponses(400, 401, 403, 404, 406) }
     }
-  }, async (request) => repo.product(request.params.productCode))
+  }, (request) => repo.product(request.params.productCode))
 }

@@ -19,5 +19,5 @@ export default async function publicAccounts (fastify: FastifyInstance): Promise
       querystring: PublicAccountQuery,
       response: { 200: ref(PublicAccountPage), ...errorResponses(400, 401, 403, 406) }
     }
-  }, async (request) => pageReply('publicAccounts', repo.publicAccounts(request.query, request.query.name)))
+  }, (request) => pageReply('publicAccounts', repo.publicAccounts(request.query, request.query.name)))
 }
