@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { serialise } from '../src/store/persistence.js'
+import { serialise } from '../src/store/serialise.js'
 import type { PartnerSnapshot } from '../src/store/records.js'
 import { api, build, tokenFor, PARTNER_B } from './helper.js'
 

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { serialise } from '../src/store/persistence.js'
+import { serialise } from '../src/store/serialise.js'
 import type { StoredCustomer } from '../src/store/records.js'
 import { api, build, tokenFor, userToken, PARTNER_B, TOKEN_PATH, type Credentials } from './helper.js'
 

@@ -16,7 +16,7 @@ import { DataError } from '../src/seed/check.js'
 import { loadReference } from '../src/seed/fixtures.js'
 import { SCENARIOS_DIR, ScenarioLibrary } from '../src/seed/scenarios.js'
 import type { AgentStore } from '../src/store/agent.js'
-import { serialise } from '../src/store/persistence.js'
+import { serialise } from '../src/store/serialise.js'
 import type { PartnerSnapshot, StoredCustomer } from '../src/store/records.js'
 import { api, build, tokenFor, PARTNER_B } from './helper.js'
 

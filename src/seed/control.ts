@@ -1,86 +1,14 @@
-import { randomBytes } from 'node:crypto'
 import { SandboxError, notFound, validationFailed } from '../errors.js'
 import type { AgentStore } from '../store/agent.js'
 import type { Partner } from '../store/partner.js'
-import type { AgentSnapshot, PartnerSnapshot } from '../store/records.js'
+import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
-import { buildAgentAsync, buildPartnerAsync, type BuildContext, type PartnerIdentity } from './build.js'
+import { buildAgentAsync, buildPartnerAsync, type BuildContext } from './build.js'
+import { freshAgentSpec, identityOf, registeredIdentity, type NewPartner } from './identities.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
+import { agentSummary, partnerSummary, recordsOf, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
 
-export interface AgentSummary {
-  agentId: string
-  name: string
-  fresh: boolean
-  like: string
-  scenario: string
-  seed: number
-  customers: number
-  accounts: number
-  beneficiaries: number
-  messages: number
-}
-
-export interface PartnerSummary {
-  partnerId: string
-  name: string
-  scenario: string
-  seed: number
-  agents: AgentSummary[]
-  users: string[]
-  guarantees: number
-}
-
-export interface RegisteredPartner {
-  clientId: string
-  clientSecret: string
-  agentIds: string[]
-  summary: PartnerSummary
-}
-
-export function agentSummary (a: AgentStore): AgentSummary {
-  return {
-    agentId: a.id,
-    name: a.name,
-    fresh: a.fresh,
-    like: a.like,
-    scenario: a.scenario,
-    seed: a.seed,
-    customers: a.customers.length,
-    accounts: a.accounts.length,
-    beneficiaries: a.beneficiaries.length,
-    messages: a.messages.length
-  }
-}
-
-export function partnerSummary (p: Partner): PartnerSummary {
-  return {
-    partnerId: p.id,
-    name: p.name,
-    scenario: p.scenario,
-    seed: p.seed,
-    agents: [...p.agents.values()].map(agentSummary),
-    users: p.users.map((u) => u.username),
-    guarantees: p.guarantees.size
-  }
-}
-
-function recordsOf (a: AgentSnapshot): number {
-  return a.customers.length + a.accounts.length + a.beneficiaries.length + a.messages.length
-}
-
-function identityOf (p: Partner): PartnerIdentity {
-  return {
-    id: p.id,
-    number: p.number,
-    name: p.name,
-    secret: p.secret,
-    redirectUris: p.redirectUris,
-    registered: p.registered,
-    agents: [...p.agents.values()].filter((a) => !a.fresh).map((a) => ({ id: a.id, name: a.name }))
-  }
-}
-
-export interface RegisterOptions { clientId?: string, name?: string, agents?: number, redirectUris?: string[], scenario?: string, seed?: number }
+export interface RegisterOptions extends NewPartner { scenario?: string, seed?: number }
 
 /**
  * Resets, scenario switches, fresh agents and partner registration (the control API of /__sandbox).
@@ -166,19 +94,6 @@ export class ScenarioControl {
     if (growth > 0) this.world.ensureRoom(partner, growth)
   }
 
-  private nextAgentId (partner: Partner): string {
-    for (let n = 1; n <= 999; n++) {
-      const id = `${partner.number}${String(n).padStart(3, '0')}`
-      if (!partner.agents.has(id) && this.world.ownerOfAgent(id) === undefined && !this.declaredElsewhere(id, partner.id)) return id
-    }
-    throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has no agent ids left`)
-  }
-
-  /** Agent ids a scenario gives to another partner stay free, so switching scenarios never collides. */
-  private declaredElsewhere (agentId: string, partnerId: string): boolean {
-    return this.library.names().some((n) => this.library.get(n).scenario.partners.some((p) => p.id !== partnerId && p.agents.some((a) => a.id === agentId)))
-  }
-
   async createAgent (partnerId: string, opts: { scenario?: string, seed?: number, like?: string, name?: string }): Promise<AgentSummary> {
     return await this.exclusive(async () => await this.addAgent(partnerId, opts))
   }
@@ -189,21 +104,9 @@ export class ScenarioControl {
       throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has ${partner.agents.size} agents; the limit is ${this.world.limits.maxAgents}. Delete fresh agents you no longer need.`)
     }
     const loaded = this.scenario(opts.scenario ?? partner.scenario)
-    const own = loaded.partners.get(partner.id)?.agents.map((a) => a.id) ?? []
-    const all = loaded.scenario.partners.flatMap((p) => p.agents.map((a) => a.id))
-    if (opts.like !== undefined && !all.includes(opts.like)) {
-      throw validationFailed('request', [{ field: 'like', rejectedValue: opts.like, code: 'ScenarioAgent', defaultMessage: `must be an agent of scenario ${loaded.scenario.name}: [${all.join(', ')}]` }])
-    }
-    const id = this.nextAgentId(partner)
     // without a scenario, the agent starts like the partner's own agents: same scenario, same seed
     const seed = opts.seed ?? (opts.scenario === undefined ? partner.seed : loaded.scenario.seed)
-    const snapshot = await buildAgentAsync(this.ctx, loaded, seed, {
-      id,
-      name: opts.name ?? `FRESH AGENT ${id}`,
-      fresh: true,
-      // a registered partner's agents are no scenario agents: its first agent is the model then
-      like: opts.like ?? own[0] ?? [...partner.agents.values()].find((a) => !a.fresh)?.like ?? id
-    })
+    const snapshot = await buildAgentAsync(this.ctx, loaded, seed, freshAgentSpec(this.world, this.library, partner, loaded, opts))
     this.world.ensureRoom(partner, recordsOf(snapshot))
     const agent = this.world.putAgent(partner, snapshot)
     await this.world.commit(partner)
@@ -252,25 +155,10 @@ export class ScenarioControl {
 
   private async register (opts: RegisterOptions): Promise<RegisteredPartner> {
     const loaded = this.scenario(opts.scenario ?? this.start.scenario)
-    const id = opts.clientId ?? `partner-${randomBytes(4).toString('hex')}`
-    if (this.world.partner(id) !== undefined || this.library.names().some((n) => this.library.get(n).partners.has(id))) {
-      throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${id} is taken`)
-    }
-    const scenarioNumbers = this.library.names().flatMap((n) => this.library.get(n).scenario.partners.map((p) => p.number))
-    const number = Math.max(this.world.nextPartnerNumber(), ...scenarioNumbers.map((n) => n + 1))
-    const count = opts.agents ?? 1
-    const identity: PartnerIdentity = {
-      id,
-      number,
-      name: opts.name ?? id,
-      secret: randomBytes(24).toString('base64url'),
-      redirectUris: opts.redirectUris ?? [],
-      registered: true,
-      agents: Array.from({ length: count }, (_, i) => ({ id: `${number}${String(i + 1).padStart(3, '0')}`, name: `AGENT ${i + 1} OF ${id.toUpperCase()}` }))
-    }
+    const identity = registeredIdentity(this.world, this.library, opts)
     const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, this.seedOf(loaded, opts.seed), identity))
     await this.world.commit(partner)
-    return { clientId: id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
+    return { clientId: identity.id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
   }
 
   /** Operator: every partner to the start of one scenario (the start scenario by default); fresh agents go. */

@@ -4,7 +4,7 @@ import { sameSecret } from '../../auth/password-grant.js'
 import { SandboxError } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { PartnerList, RegisterPartnerRequest, RegisteredPartner, ResetRequest } from '../../schemas/sandbox.js'
-import { partnerSummary } from '../../seed/control.js'
+import { partnerSummary } from '../../seed/summaries.js'
 import { ADMIN_SECURITY } from './shared.js'
 
 /** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time. */

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { AgentIdParam, AgentRequest, AgentSummary, PartnerSummary, ResetRequest, ScenarioList } from '../../schemas/sandbox.js'
-import { partnerSummary } from '../../seed/control.js'
+import { partnerSummary } from '../../seed/summaries.js'
 import { PARTNER_SECURITY, partnerOf } from './shared.js'
 
 /** What a partner does to its own data, with its own token: inspect, reset, fresh agents. */

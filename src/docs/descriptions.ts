@@ -1,0 +1,53 @@
+import { REALM_PATH } from '../auth/realm.js'
+import { LATEST_VERSION, VERSIONS } from '../plugins/versions.js'
+import { DOCS_PATH, SANDBOX_DOCS_PATH } from './paths.js'
+
+/*
+ * The prose of the published documents: what a reader of the API docs learns before any operation.
+ */
+
+/** design.md "Decisions where the spec is silent", as the documents state them. */
+const DECISIONS = [
+  'Authentication (spec 5 "not shown"): access tokens are sent as `Authorization: Bearer <access token>`. They are RS256 JWTs of the embedded identity provider, which follows Keycloak\'s layout ' +
+    `(issuer {server}${REALM_PATH}, discovery at ${REALM_PATH}/.well-known/openid-configuration). Grants: client_credentials (scope=openid accepted), authorization_code with PKCE for test users, ` +
+    'password (Keycloak\'s direct access grant), refresh_token.',
+  'Tenancy: a partner is an OAuth client owning agents; the Agent-Id header must name one of them (one of the user\'s agents for a user token). A record of another agent or partner is a 404, exactly like one that does not exist.',
+  'Errors (spec 7 "not shown"): Spring Boot\'s default error body (ErrorBody) with message and errors[] in Hibernate Validator\'s wording; the X-Sandbox-Error header names the cause. ' +
+    '400 invalid input or missing Agent-Id, 401 missing or invalid token, 403 Agent-Id not bound to the token, 404 unknown or not yours, 405 wrong method, 406 an Accept header without JSON, ' +
+    '408 a request too slow to arrive, 413 body too large, 415 not JSON, 503 overloaded. A JSON null counts as absent.',
+  'Validation follows Bean Validation: rules of optional fields apply only when present; digit counts (@Digits) parse the value as a decimal number; sizes count characters; unknown body properties are ignored. ' +
+    'Rules JSON Schema cannot say (South African ID number, company registration number, name2 of individuals, known bank, product and investment type, default customer not repeated) are checked too and reported the same way.',
+  'Paging (spec 2.1): page >= 0, size 1 to 2000 (the maximum is the sandbox\'s); every list carries page and sortResponses: [] besides its named array, even where the spec\'s samples show only the array.',
+  'Creates answer 200 with the stored record (spec 7). Dates and times are South African Standard Time.',
+  'Products (spec 4.16 shows no path) are served at GET /api/products and GET /api/products/{productCode}.',
+  'Guarantees: creating one is "not shown"; they come from the scenarios and the sandbox control API, and ids starting VALID-, INVALID-, NOSTATE- and NOTFOUND- answer without any set-up.'
+]
+
+const deprecatedVersions = Object.entries(VERSIONS).filter(([, s]) => s === 'deprecated').map(([v]) => `/${v}`)
+
+/** The introduction of the bank's API document (OpenAPI 3 and Swagger 2.0). */
+export function apiDescription (publicUrl: string): string {
+  return 'The Banking Agent REST Service, release 4.1.0, as served by the Banking Agent Sandbox: the same paths, fields, validation and OAuth 2.0 / OpenID Connect flows ' +
+    'as the bank, over seeded test data. Every operation cites its section of the specification.\n\n' +
+    `Versions (spec 9): /api/... and /${LATEST_VERSION}/api/... are the latest; ${deprecatedVersions.join(', ')} serve the same operations with a Deprecation header ` +
+    '(RFC 9745) and a Link rel="deprecation" to their documentation; /1.3 serves them without. Each version has its documents at /{version}/api/docs/apidocs.\n\n' +
+    'Try it: Authorize with the client credentials of partner-a (partner-a / partner-a-secret) or as test user alice (alice-password), then send Agent-Id 1001. ' +
+    'The examples are the default data set (scenario default): customer 1001100000001, its accounts, beneficiaries and messages.\n\n' +
+    'Where the spec is silent, the sandbox decided:\n' + DECISIONS.map((d) => `- ${d}`).join('\n') + '\n\n' +
+    `The sandbox's own control API (resets, fresh agents, guarantees) has its own document: ${publicUrl}${SANDBOX_DOCS_PATH}/openapi.json.`
+}
+
+/** The bank's API grouped by resource, each group naming its sections of the spec. */
+export const API_TAGS = [
+  ['accounts', 'spec 4.1 to 4.3'], ['banks', 'spec 4.4'], ['beneficiaries', 'spec 4.5 to 4.7'], ['customers', 'spec 4.8 to 4.11'], ['messages', 'spec 4.12'],
+  ['guarantees', 'spec 4.13 (no authentication)'], ['investment types', 'spec 4.14'], ['public accounts', 'spec 4.15'], ['products', 'spec 4.16 (path assumed by the sandbox)']
+].map(([name, description]) => ({ name, description }))
+
+/** The introduction of the sandbox control API's document. */
+export function sandboxDescription (publicUrl: string): string {
+  return 'Resets, scenarios, fresh agents, guarantees and operator endpoints of the Banking Agent Sandbox. Not part of the bank\'s API ' +
+    `(documented at ${publicUrl}${DOCS_PATH}). Partner endpoints take any access token of the partner and no Agent-Id; operator endpoints under /__sandbox/admin ` +
+    'take the operator token and are off unless SANDBOX_ADMIN_TOKEN is set. Errors use the same ErrorBody as the bank\'s API.'
+}
+
+export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner does to its own data' }, { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]

@@ -1,0 +1,76 @@
+import { randomBytes } from 'node:crypto'
+import { SandboxError, validationFailed } from '../errors.js'
+import type { Partner } from '../store/partner.js'
+import type { World } from '../store/world.js'
+import type { AgentSpec, PartnerIdentity } from './build.js'
+import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
+
+/*
+ * Whom rebuilt and new data belongs to. A new agent or partner never takes an id or a partner number that
+ * any scenario gives to someone else, so switching scenarios later never collides.
+ */
+
+/** What a rebuild keeps of a partner: its credentials and its scenario agents (the caller decides about fresh ones). */
+export function identityOf (p: Partner): PartnerIdentity {
+  return {
+    id: p.id,
+    number: p.number,
+    name: p.name,
+    secret: p.secret,
+    redirectUris: p.redirectUris,
+    registered: p.registered,
+    agents: [...p.agents.values()].filter((a) => !a.fresh).map((a) => ({ id: a.id, name: a.name }))
+  }
+}
+
+/** Whether some scenario gives this agent id to another partner. */
+function declaredElsewhere (library: ScenarioLibrary, agentId: string, partnerId: string): boolean {
+  return library.names().some((n) => library.get(n).scenario.partners.some((p) => p.id !== partnerId && p.agents.some((a) => a.id === agentId)))
+}
+
+function nextAgentId (world: World, library: ScenarioLibrary, partner: Partner): string {
+  for (let n = 1; n <= 999; n++) {
+    const id = `${partner.number}${String(n).padStart(3, '0')}`
+    if (!partner.agents.has(id) && world.ownerOfAgent(id) === undefined && !declaredElsewhere(library, id, partner.id)) return id
+  }
+  throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has no agent ids left`)
+}
+
+/** A fresh agent of the partner: the next free id, built like one of the scenario's agents. */
+export function freshAgentSpec (world: World, library: ScenarioLibrary, partner: Partner, loaded: LoadedScenario, opts: { like?: string, name?: string }): AgentSpec {
+  const own = loaded.partners.get(partner.id)?.agents.map((a) => a.id) ?? []
+  const all = loaded.scenario.partners.flatMap((p) => p.agents.map((a) => a.id))
+  if (opts.like !== undefined && !all.includes(opts.like)) {
+    throw validationFailed('request', [{ field: 'like', rejectedValue: opts.like, code: 'ScenarioAgent', defaultMessage: `must be an agent of scenario ${loaded.scenario.name}: [${all.join(', ')}]` }])
+  }
+  const id = nextAgentId(world, library, partner)
+  return {
+    id,
+    name: opts.name ?? `FRESH AGENT ${id}`,
+    fresh: true,
+    // a registered partner's agents are no scenario agents: its first agent is the model then
+    like: opts.like ?? own[0] ?? [...partner.agents.values()].find((a) => !a.fresh)?.like ?? id
+  }
+}
+
+export interface NewPartner { clientId?: string, name?: string, agents?: number, redirectUris?: string[] }
+
+/** A partner the operator registers: a free client id, a number after every one in use or declared, a new secret. */
+export function registeredIdentity (world: World, library: ScenarioLibrary, opts: NewPartner): PartnerIdentity {
+  const id = opts.clientId ?? `partner-${randomBytes(4).toString('hex')}`
+  if (world.partner(id) !== undefined || library.names().some((n) => library.get(n).partners.has(id))) {
+    throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${id} is taken`)
+  }
+  const scenarioNumbers = library.names().flatMap((n) => library.get(n).scenario.partners.map((p) => p.number))
+  const number = Math.max(world.nextPartnerNumber(), ...scenarioNumbers.map((n) => n + 1))
+  const count = opts.agents ?? 1
+  return {
+    id,
+    number,
+    name: opts.name ?? id,
+    secret: randomBytes(24).toString('base64url'),
+    redirectUris: opts.redirectUris ?? [],
+    registered: true,
+    agents: Array.from({ length: count }, (_, i) => ({ id: `${number}${String(i + 1).padStart(3, '0')}`, name: `AGENT ${i + 1} OF ${id.toUpperCase()}` }))
+  }
+}
