@@ -4,7 +4,7 @@ import type { Partner } from '../store/partner.js'
 import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
 import { buildAgentAsync, buildPartnerAsync, type BuildContext } from './build.js'
-import { freshAgentSpec, identityOf, registeredIdentity, type NewPartner } from './identities.js'
+import { freshAgentSpec, identityOf, registeredIdentity, scenarioIdentity, type NewPartner } from './identities.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
 import { agentSummary, partnerSummary, recordsOf, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
 
@@ -40,8 +40,12 @@ export class ScenarioControl {
     return this.library.get(name)
   }
 
-  private seedOf (loaded: LoadedScenario, seed: number | undefined): number {
-    return seed ?? loaded.scenario.seed
+  /**
+   * The seed of a rebuild: the one asked for; else, when a scenario is named, that scenario's; else the
+   * one the records were built with (a reset without arguments gives back exactly what there was).
+   */
+  private seedFor (loaded: LoadedScenario, scenario: string | undefined, seed: number | undefined, current: number): number {
+    return seed ?? (scenario === undefined ? current : loaded.scenario.seed)
   }
 
   /**
@@ -53,7 +57,7 @@ export class ScenarioControl {
     const seed = this.start.seed ?? loaded.scenario.seed
     for (const def of loaded.scenario.partners) {
       if (this.world.partner(def.id) !== undefined) continue
-      const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, seed, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
+      const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, seed, scenarioIdentity(def)))
       await this.world.commit(partner)
     }
   }
@@ -76,7 +80,7 @@ export class ScenarioControl {
   private async reset (partnerId: string, scenarioName: string | undefined, seed: number | undefined, keepFresh: boolean): Promise<PartnerSummary> {
     const partner = this.partner(partnerId)
     const loaded = this.scenario(scenarioName ?? partner.scenario)
-    const s = scenarioName === undefined && seed === undefined ? partner.seed : this.seedOf(loaded, seed)
+    const s = this.seedFor(loaded, scenarioName, seed, partner.seed)
     const snapshot = await buildPartnerAsync(this.ctx, loaded, s, identityOf(partner))
     if (keepFresh) {
       const taken = new Set(snapshot.agents.map((a) => a.id))
@@ -105,7 +109,7 @@ export class ScenarioControl {
     }
     const loaded = this.scenario(opts.scenario ?? partner.scenario)
     // without a scenario, the agent starts like the partner's own agents: same scenario, same seed
-    const seed = opts.seed ?? (opts.scenario === undefined ? partner.seed : loaded.scenario.seed)
+    const seed = this.seedFor(loaded, opts.scenario, opts.seed, partner.seed)
     const snapshot = await buildAgentAsync(this.ctx, loaded, seed, freshAgentSpec(this.world, this.library, partner, loaded, opts))
     this.world.ensureRoom(partner, recordsOf(snapshot))
     const agent = this.world.putAgent(partner, snapshot)
@@ -128,7 +132,7 @@ export class ScenarioControl {
     const partner = this.partner(partnerId)
     const current = this.agent(partner, agentId)
     const loaded = this.scenario(opts.scenario ?? current.scenario)
-    const seed = opts.scenario === undefined && opts.seed === undefined ? current.seed : this.seedOf(loaded, opts.seed)
+    const seed = this.seedFor(loaded, opts.scenario, opts.seed, current.seed)
     const snapshot = await buildAgentAsync(this.ctx, loaded, seed, { id: agentId, name: current.name, fresh: current.fresh, like: current.like })
     this.ensureGrowth(partner, recordsOf(snapshot) - current.recordCount)
     const agent = this.world.putAgent(partner, snapshot)
@@ -156,7 +160,7 @@ export class ScenarioControl {
   private async register (opts: RegisterOptions): Promise<RegisteredPartner> {
     const loaded = this.scenario(opts.scenario ?? this.start.scenario)
     const identity = registeredIdentity(this.world, this.library, opts)
-    const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, this.seedOf(loaded, opts.seed), identity))
+    const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, opts.seed ?? loaded.scenario.seed, identity))
     await this.world.commit(partner)
     return { clientId: identity.id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
   }
@@ -168,10 +172,10 @@ export class ScenarioControl {
 
   private async resetEverything (scenarioName: string | undefined, seed: number | undefined): Promise<PartnerSummary[]> {
     const loaded = this.scenario(scenarioName ?? this.start.scenario)
-    const s = scenarioName === undefined && seed === undefined ? this.start.seed ?? loaded.scenario.seed : this.seedOf(loaded, seed)
+    const s = this.seedFor(loaded, scenarioName, seed, this.start.seed ?? loaded.scenario.seed)
     for (const def of loaded.scenario.partners) {
       if (this.world.partner(def.id) === undefined) {
-        this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, s, { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
+        this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, s, scenarioIdentity(def)))
       }
     }
     const out: PartnerSummary[] = []

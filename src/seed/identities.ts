@@ -23,6 +23,11 @@ export function identityOf (p: Partner): PartnerIdentity {
   }
 }
 
+/** A partner as its scenario declares it (not registered through the control API). */
+export function scenarioIdentity (def: LoadedScenario['scenario']['partners'][number]): PartnerIdentity {
+  return { ...def, redirectUris: def.redirectUris ?? [], registered: false }
+}
+
 /** Whether some scenario gives this agent id to another partner. */
 function declaredElsewhere (library: ScenarioLibrary, agentId: string, partnerId: string): boolean {
   return library.names().some((n) => library.get(n).scenario.partners.some((p) => p.id !== partnerId && p.agents.some((a) => a.id === agentId)))

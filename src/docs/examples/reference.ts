@@ -1,0 +1,39 @@
+import type { ExampleContext } from './context.js'
+import { page, paged } from './responses.js'
+import type { OperationExamples, OperationsExamples } from './types.js'
+
+/** Examples of the reference data: public accounts, banks, investment types and products (spec 4.4, 4.5, 4.14, 4.16). */
+export function referenceExamples (c: ExampleContext): OperationsExamples {
+  const { kit, repos } = c
+  const productCode = c.account.productCode
+  const longCode = 'P'.repeat(257)
+  /** A list of reference data: a page of it, size=0, and the answers every operation has. */
+  const list = <T>(path: string, query: string, schemaId: string, name: string, read: (p: { page: number, size: number }) => { page: unknown, items: T[] }, summary: string): OperationExamples => ({
+    responses: [
+      kit.ok(query === '' ? path : `${path}?${query}`, schemaId, page(name, read(paged(query))), summary),
+      kit.sizeError(path),
+      ...kit.common(path)
+    ]
+  })
+  return {
+    'GET /api/accounts/public': list('/api/accounts/public', 'size=3', 'PublicAccountPage', 'publicAccounts', repos.reference.publicAccounts, 'The first three public accounts'),
+    'GET /api/banks': list('/api/banks', 'size=3', 'BankPage', 'banks', repos.reference.banks, 'The first three banks'),
+    'GET /api/investment-types': list('/api/investment-types', '', 'InvestmentTypePage', 'investmentTypes', repos.reference.investmentTypes, 'Every investment type'),
+    'GET /api/products': list('/api/products', '', 'ProductPage', 'products', repos.reference.products, 'Every product'),
+    'GET /api/products/{productCode}': {
+      params: { productCode },
+      responses: [
+        kit.ok(`/api/products/${productCode}`, 'Product', repos.reference.product(productCode), `Product ${productCode}`),
+        kit.notFoundError('/api/products/NO-SUCH-PRODUCT', 'Product', 'NO-SUCH-PRODUCT', 'An unknown product code'),
+        {
+          status: 400,
+          name: 'invalidParameter',
+          summary: 'A code of 257 characters',
+          request: { method: 'GET', url: `/api/products/${longCode}` },
+          value: kit.error(400, 'productCode: size must be between 1 and 256', `/api/products/${longCode}`, [{ field: 'productCode', rejectedValue: longCode, defaultMessage: 'size must be between 1 and 256', code: 'Size' }])
+        },
+        ...kit.common(`/api/products/${productCode}`)
+      ]
+    }
+  }
+}
