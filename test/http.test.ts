@@ -41,6 +41,30 @@ t.test('every list refuses size 0, size 2001, page -1 and non-integers with 400 
   }
 })
 
+t.test('page and size are read as Spring reads an Integer parameter', async (t) => {
+  const app = await build(t)
+  const pageOf = async (query: string): Promise<{ page: number, pageSize: number }> => {
+    const res = await api(app, { url: `/api/banks?${query}` })
+    t.equal(res.statusCode, 200, query)
+    return res.json().page
+  }
+  t.match(await pageOf('page=%202%20'), { page: 2 }, 'whitespace is removed')
+  t.match(await pageOf('page=%2B1'), { page: 1 }, 'a plus sign')
+  t.match(await pageOf('page=0x2'), { page: 2 }, 'hex with 0x')
+  t.match(await pageOf('page=%232'), { page: 2 }, 'hex with #')
+  t.match(await pageOf('page=007'), { page: 7 }, 'leading zeros are decimal, not octal')
+  t.match(await pageOf('page=&size='), { page: 0, pageSize: 10 }, 'an empty value takes the default')
+  t.match(await pageOf('size=3&size=5'), { pageSize: 3 }, 'a repeated parameter takes the first value')
+  for (const [query, field, rejected] of [['page=1e3', 'page', '1e3'], ['page=1.0', 'page', '1.0'], ['size=0x', 'size', '0x'], ['size=%2B', 'size', '+']]) {
+    const res = await api(app, { url: `/api/banks?${query}` })
+    t.equal(res.statusCode, 400, query)
+    t.same(res.json().errors, [{ field, rejectedValue: rejected, defaultMessage: "Failed to convert value of type 'java.lang.String' to required type 'java.lang.Integer'", code: 'typeMismatch' }], query)
+    t.equal(res.json().message, `${field}: Failed to convert value of type 'java.lang.String' to required type 'java.lang.Integer'`)
+  }
+  const negativeHex = await api(app, { url: '/api/banks?page=-0x1' })
+  t.match(negativeHex.json().errors, [{ field: 'page', code: 'Min', rejectedValue: -1 }], 'a negative hex page is below the minimum')
+})
+
 t.test('the paging error messages use Hibernate wording', async (t) => {
   const app = await build(t)
   const res = await api(app, { url: '/api/banks?size=0' })

@@ -17,7 +17,7 @@ const DECISIONS = [
     '408 a request too slow to arrive, 413 body too large, 415 not JSON, 503 overloaded. A JSON null counts as absent.',
   'Validation follows Bean Validation: rules of optional fields apply only when present; digit counts (@Digits) parse the value as a decimal number; sizes count characters; unknown body properties are ignored. ' +
     'Rules JSON Schema cannot say (South African ID number, company registration number, name2 of individuals, known bank, product and investment type, default customer not repeated) are checked too and reported the same way.',
-  'Paging (spec 2.1): page >= 0, size 1 to 2000 (the maximum is the sandbox\'s); every list carries page and sortResponses: [] besides its named array, even where the spec\'s samples show only the array.',
+  'Paging (spec 2.1): page >= 0, size 1 to 2000 (the maximum is the sandbox\'s), read as Spring reads an Integer parameter (whitespace ignored, sign or hex allowed, empty means the default, a repeated parameter its first value; 1.0 or 1e3 is a 400 typeMismatch); every list carries page and sortResponses: [] besides its named array, even where the spec\'s samples show only the array.',
   'Creates answer 200 with the stored record (spec 7). Dates and times are South African Standard Time.',
   'Products (spec 4.16 shows no path) are served at GET /api/products and GET /api/products/{productCode}.',
   'Guarantees: creating one is "not shown"; they come from the scenarios and the sandbox control API, and ids starting VALID-, INVALID-, NOSTATE- and NOTFOUND- answer without any set-up.'

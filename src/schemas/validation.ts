@@ -119,13 +119,31 @@ export function fieldErrorFromAjv (e: ErrorObject): FieldError {
       const rule = e.schema as DigitsRule
       return at('Digits', `numeric value out of bounds (<${rule.integer} digits>.<${rule.fraction} digits> expected)`)
     }
-    case 'type': {
-      const expected = String((e.params as { type: string }).type).split(',')[0]
-      return at('typeMismatch', `Failed to convert value of type '${javaTypeOf(e.data)}' to required type '${JAVA_TYPES[expected] ?? expected}'`)
-    }
+    case 'type':
+      return typeMismatch(fieldPath(e.instancePath), e.data, String((e.params as { type: string }).type).split(',')[0])
     default:
       return at(e.keyword, e.message ?? 'is invalid')
   }
+}
+
+/** A value that cannot be converted to the Java type of its field (Spring's typeMismatch). */
+export function typeMismatch (field: string, value: unknown, expected: string): FieldError {
+  return { field, rejectedValue: value ?? null, defaultMessage: `Failed to convert value of type '${javaTypeOf(value)}' to required type '${JAVA_TYPES[expected] ?? expected}'`, code: 'typeMismatch' }
+}
+
+/**
+ * A query parameter as Spring converts it to an Integer (NumberUtils.parseNumber): whitespace removed,
+ * then a decimal with an optional sign or a hex number (0x, #). Returns the decimal text, '' for an empty
+ * value (Spring then applies the default), or undefined when it is no integer (1.0, 1e3, text).
+ */
+export function springIntegerText (raw: string): string | undefined {
+  if (PLAIN_DIGITS.test(raw)) return raw // the usual case: nothing to convert
+  const text = raw.replace(/\s+/g, '')
+  if (text === '' || /^[+-]?\d+$/.test(text)) return text
+  const hex = /^([+-]?)(?:0[xX]|#)([0-9a-fA-F]+)$/.exec(text)
+  if (hex === null) return undefined
+  const value = BigInt(`0x${hex[2]}`)
+  return (hex[1] === '-' ? -value : value).toString()
 }
 
 function javaTypeOf (value: unknown): string {
