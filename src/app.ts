@@ -15,7 +15,7 @@ import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import api from './routes/api/index.js'
 import sandbox from './routes/sandbox/index.js'
 import { API_SCHEMAS } from './schemas/index.js'
-import { AJV_OPTIONS, sandboxKeywords } from './schemas/validation.js'
+import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 
 /** Options that must be given when the Fastify instance is made (the rest of the app is the plugin below). */
 export function serverOptions (config: Config): FastifyHttpOptions<Server> {
@@ -51,7 +51,7 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     // the large scenario builds 100,000 customers while the store plugin loads: on a busy machine that
     // can take longer than avvio's default 10 s per plugin
     pluginTimeout: 120_000,
-    ajv: { customOptions: AJV_OPTIONS, plugins: [sandboxKeywords] }
+    ajv: { customOptions: AJV_OPTIONS, plugins: AJV_PLUGINS }
   }
 }
 

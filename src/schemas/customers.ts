@@ -13,7 +13,7 @@ export const Party = Type.Object({
   name1: UpperText(1, 255, { needsLetter: true, description: 'Surname for an individual, else the company or trust name. Upper-case Latin letters, digits, space, punctuation; must contain a letter.' }),
   name2: Type.Optional(UpperText(0, 255, { description: "Given names; mandatory when entityTypeId is 1 (sandbox rule 'Name2RequiredForIndividual'), optional otherwise." })),
   mobilePhoneNumber: Type.Optional(DigitString(14, 0, { description: 'Mobile number, e.g. 27821234567.' })),
-  email: Type.Optional(Type.String({ format: 'email', pattern: UPPER_EMAIL_PATTERN, description: 'Well-formed email address written in upper case (spec 2.5).' })),
+  email: Type.Optional(Type.String({ format: 'email', pattern: UPPER_EMAIL_PATTERN, description: 'Well-formed email address written in upper case (spec 2.5). Well-formed as Hibernate Validator\'s @Email, which the bank applies: a domain of one label (ADMIN@LOCALHOST) and the empty value pass; local part at most 64, domain labels at most 63 characters.' })),
   kycStatus: Type.Optional(Type.Boolean({ description: 'Whether the customer has been KYC-verified.' })),
   identifyingNumber: Type.String({
     minLength: 1,

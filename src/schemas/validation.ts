@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats'
 import type { TSchema } from '@sinclair/typebox'
 import type { FieldError } from '../errors.js'
 import type { DigitsRule } from './common.js'
+import { isHibernateEmail } from '../rules/email.js'
 
 // ajv-formats is CommonJS: under ESM its default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
@@ -42,8 +43,10 @@ export function digitsOk (value: string, rule: DigitsRule): boolean {
   return precision - scale <= rule.integer && Math.max(scale, 0) <= rule.fraction
 }
 
-/** The sandbox's ajv keywords; used as a Fastify ajv plugin and for the standalone validator. */
+/** The sandbox's ajv keywords and formats; used as a Fastify ajv plugin and for the standalone validator. */
 export function sandboxKeywords (ajv: Ajv): Ajv {
+  // Hibernate Validator's @Email in place of ajv-formats' (see rules/email.ts)
+  ajv.addFormat('email', isHibernateEmail)
   ajv.addKeyword({
     keyword: 'x-digits',
     type: 'string',
@@ -56,11 +59,17 @@ export function sandboxKeywords (ajv: Ajv): Ajv {
   return ajv
 }
 
+/**
+ * The ajv plugins, in order: ajv-formats, then the sandbox's keywords and formats, which replace some of
+ * its formats. Fastify adds ajv-formats after the plugins it is given unless one of them is ajv-formats
+ * (it looks for the function name formatsPlugin), so both go in here.
+ */
+export const AJV_PLUGINS = [addFormats, sandboxKeywords]
+
 /** A standalone validator with the same options, keywords and shared schemas as the routes. */
 export function createValidator (schemas: TSchema[]): Ajv {
   const ajv = new Ajv({ ...AJV_OPTIONS, coerceTypes: false, useDefaults: false })
-  addFormats(ajv)
-  sandboxKeywords(ajv)
+  for (const plugin of AJV_PLUGINS) plugin(ajv)
   for (const s of schemas) ajv.addSchema(s)
   return ajv
 }

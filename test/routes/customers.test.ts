@@ -164,6 +164,16 @@ const FIELD_CASES: FieldCase[] = [
   [`${D}.email`, '@EXAMPLE.COM', 'Email', 'no local part'],
   [`${D}.email`, 'THABO@@EXAMPLE.COM', 'Email', 'two @'],
   [`${D}.email`, 'THABO MOKOENA@EXAMPLE.COM', 'Email', 'a space'],
+  // Hibernate's @Email, not ajv-formats': a one-label domain and the empty value pass, its length limits hold
+  [`${D}.email`, 'ADMIN@LOCALHOST', 'ok', 'a domain of one label (Hibernate accepts it)'],
+  [`${D}.email`, '', 'ok', 'empty (Hibernate\'s @Email accepts it)'],
+  [`${D}.email`, `${'X'.repeat(64)}@EXAMPLE.COM`, 'ok', 'a local part of 64 characters'],
+  [`${D}.email`, `${'X'.repeat(65)}@EXAMPLE.COM`, 'Email', 'a local part of 65 characters'],
+  [`${D}.email`, `X@${'D'.repeat(64)}.COM`, 'Email', 'a domain label of 64 characters'],
+  [`${D}.email`, 'X@-EXAMPLE.COM', 'Email', 'a label starting with a dash'],
+  [`${D}.email`, 'X@EXAMPLE..COM', 'Email', 'an empty label'],
+  [`${D}.email`, 'X..Y@EXAMPLE.COM', 'Email', 'two dots in the local part'],
+  [`${D}.email`, 'X@[10.0.0.1]', 'ok', 'an IP literal'],
 
   // kycStatus: Boolean, optional
   [`${D}.kycStatus`, true, 'ok', 'true'],
