@@ -1,4 +1,5 @@
 import { open, readFile, rename, type FileHandle } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { Low, type Adapter } from 'lowdb'
 import type { Partner } from './partner.js'
 import type { PartnerSnapshot } from './records.js'
@@ -14,6 +15,23 @@ async function writeAll (handle: FileHandle, pieces: Buffer[], path: string): Pr
     let done = bytesWritten
     while (done > 0 && done >= rest[0].length) done -= rest.shift()!.length
     if (done > 0) rest[0] = rest[0].subarray(done)
+  }
+}
+
+/**
+ * fsync of a directory: a rename is on disk only once its directory is (without it a power cut could bring
+ * back the previous file, answered creates missing). Windows cannot open a directory, and some file
+ * systems refuse to sync one; there the rename stays as durable as the system makes it.
+ */
+async function syncDirectory (dir: string): Promise<void> {
+  if (process.platform === 'win32') return
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } catch (err) {
+    if (!['EINVAL', 'EISDIR', 'EPERM', 'ENOTSUP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err
+  } finally {
+    await handle.close()
   }
 }
 
@@ -48,6 +66,7 @@ class PartnerFileAdapter implements Adapter<PartnerSnapshot> {
     const [closed, renamed] = await Promise.allSettled([handle.close(), rename(tmp, this.path)])
     if (renamed.status === 'rejected') throw renamed.reason
     if (closed.status === 'rejected') throw closed.reason
+    await syncDirectory(dirname(this.path))
   }
 }
 
