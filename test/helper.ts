@@ -56,6 +56,17 @@ export async function listen (t: Test, overrides: Partial<Record<keyof Config, u
 export const TOKEN_PATH = '/auth/realms/sandbox/protocol/openid-connect/token'
 
 export interface Credentials { client: string, secret: string }
+/** A beneficiary request that passes every rule (bank 22 is a bank of fixtures/banks.json). */
+export const BENEFICIARY_REQUEST = {
+  name: 'SIPHO NDLOVU',
+  bankCode: '22',
+  accountType: 'C',
+  accountNumber: '0123456789',
+  beneficiaryReference: 'RENT MARCH',
+  clientReference: 'NDLOVU RENT',
+  accountCategory: '3RD PARTY'
+}
+
 export const PARTNER_A: Credentials = { client: 'partner-a', secret: 'partner-a-secret' }
 export const PARTNER_B: Credentials = { client: 'partner-b', secret: 'partner-b-secret' }
 

@@ -1,16 +1,8 @@
 import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { api, build, PARTNER_A, PARTNER_B, tokenFor, userToken } from './helper.js'
+import { api, BENEFICIARY_REQUEST, build, PARTNER_A, PARTNER_B, tokenFor, userToken } from './helper.js'
 
-const BENEFICIARY = {
-  name: 'SIPHO NDLOVU',
-  bankCode: '22',
-  accountType: 'C',
-  accountNumber: '0123456789',
-  beneficiaryReference: 'RENT MARCH',
-  clientReference: 'NDLOVU RENT',
-  accountCategory: '3RD PARTY'
-}
+const BENEFICIARY = BENEFICIARY_REQUEST
 const MESSAGE = { message: 'Please call the client back', fromDepartment: 'CONVEYANCING', fromPerson: 'A. Attacker' }
 
 interface Ids { customers: string[], accounts: string[], beneficiaries: Array<[string, string]>, messages: Array<[string, string]> }

@@ -1,18 +1,10 @@
 import t from 'tap'
-import { api, build, PARTNER_B, tokenFor } from '../helper.js'
+import { api, BENEFICIARY_REQUEST, build, PARTNER_B, tokenFor } from '../helper.js'
 
 const CUSTOMER = '1001100000001'
 const BASE = `/api/customers/${CUSTOMER}/beneficiaries`
 
-const VALID = {
-  name: 'SIPHO NDLOVU',
-  bankCode: '22',
-  accountType: 'C',
-  accountNumber: '0123456789',
-  beneficiaryReference: 'RENT MARCH',
-  clientReference: 'NDLOVU RENT',
-  accountCategory: '3RD PARTY'
-}
+const VALID = BENEFICIARY_REQUEST
 
 t.test("GET beneficiaries lists the customer's beneficiaries, paged", async (t) => {
   const app = await build(t)

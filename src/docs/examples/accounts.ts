@@ -1,7 +1,8 @@
 import { accountRules } from '../../rules/accounts.js'
 import { buildAccount } from '../../store/accounts.js'
 import type { ExampleContext } from './context.js'
-import { page, paged } from './responses.js'
+import { pageReply } from '../../routes/api/shared.js'
+import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 
 /** Examples of spec 4.1-4.3: the accounts of a customer, one account, a new account. */
@@ -14,7 +15,7 @@ export function accountExamples (c: ExampleContext): OperationsExamples {
   return {
     'GET /api/accounts': {
       responses: [
-        kit.ok(`/api/accounts?customerId=${customerId}`, 'AccountPage', page('accounts', repos.accounts.list(tenant, paged(''), customerId)), `The accounts of customer ${customerId}`),
+        kit.ok(`/api/accounts?customerId=${customerId}`, 'AccountPage', pageReply('accounts', repos.accounts.list(tenant, paged(''), customerId)), `The accounts of customer ${customerId}`),
         kit.paramError('/api/accounts?customerId=12A', 'customerId', '12A', 'numeric value out of bounds (<19 digits>.<0 digits> expected)', 'Digits', 'customerId is not a number'),
         ...kit.common('/api/accounts')
       ]

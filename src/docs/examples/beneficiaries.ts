@@ -1,7 +1,8 @@
 import { beneficiaryRules } from '../../rules/beneficiaries.js'
 import { buildBeneficiary } from '../../store/beneficiaries.js'
 import type { ExampleContext } from './context.js'
-import { page, paged } from './responses.js'
+import { pageReply } from '../../routes/api/shared.js'
+import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 
 /** Examples of spec 4.9-4.11: a customer's beneficiaries, one beneficiary, a new beneficiary. */
@@ -19,7 +20,7 @@ export function beneficiaryExamples (c: ExampleContext): OperationsExamples {
     'GET /api/customers/{customerId}/beneficiaries': {
       params: { customerId },
       responses: [
-        kit.ok(`${customerUrl}/beneficiaries`, 'BeneficiaryPage', page('beneficiaries', repos.beneficiaries.list(tenant, customerId, paged(''))), `The beneficiaries of customer ${customerId}`),
+        kit.ok(`${customerUrl}/beneficiaries`, 'BeneficiaryPage', pageReply('beneficiaries', repos.beneficiaries.list(tenant, customerId, paged(''))), `The beneficiaries of customer ${customerId}`),
         kit.sizeError(`${customerUrl}/beneficiaries`),
         kit.notFoundError(foreign, 'Customer', foreignCustomer, `Customer ${foreignCustomer} belongs to agent ${otherAgent.id}`),
         ...kit.common(`${customerUrl}/beneficiaries`)

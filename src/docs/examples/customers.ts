@@ -1,7 +1,8 @@
 import { customerRules } from '../../rules/customers.js'
 import { buildCustomer } from '../../store/customers.js'
 import type { ExampleContext } from './context.js'
-import { page, paged } from './responses.js'
+import { pageReply } from '../../routes/api/shared.js'
+import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 
 /** Examples of spec 4.6-4.8 and 4.15: the agent's customers, one customer, a new customer, the user's customers. */
@@ -35,7 +36,7 @@ export function customerExamples (c: ExampleContext): OperationsExamples {
     },
     'GET /api/customers': {
       responses: [
-        kit.ok('/api/customers?size=2', 'CustomerPage', page('customers', repos.customers.list(tenant, paged('size=2'))), 'The first two customers of the agent'),
+        kit.ok('/api/customers?size=2', 'CustomerPage', pageReply('customers', repos.customers.list(tenant, paged('size=2'))), 'The first two customers of the agent'),
         kit.sizeError('/api/customers'),
         ...kit.common('/api/customers')
       ]
@@ -51,7 +52,7 @@ export function customerExamples (c: ExampleContext): OperationsExamples {
     },
     'GET /api/users/current/customers': {
       responses: [
-        kit.ok('/api/users/current/customers', 'CustomerPage', page('customers', repos.customers.listOfUser({ ...tenant, userId: user.username }, paged(''))),
+        kit.ok('/api/users/current/customers', 'CustomerPage', pageReply('customers', repos.customers.listOfUser({ ...tenant, userId: user.username }, paged(''))),
           `The customers linked to test user ${user.username} (token of the password or authorization code grant)`, { request: { method: 'GET', url: '/api/users/current/customers', auth: 'user' } }),
         kit.sizeError('/api/users/current/customers'),
         ...kit.common('/api/users/current/customers')

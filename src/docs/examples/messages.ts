@@ -1,6 +1,7 @@
 import { buildMessage } from '../../store/messages.js'
 import type { ExampleContext } from './context.js'
-import { page, paged } from './responses.js'
+import { pageReply } from '../../routes/api/shared.js'
+import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 
 /** Examples of spec 4.12: a customer's messages and a new message. */
@@ -26,7 +27,7 @@ export function messageExamples (c: ExampleContext): OperationsExamples {
     'GET /api/customers/{customerId}/messages': {
       params: { customerId },
       responses: [
-        kit.ok(url, 'MessagePage', page('messages', repos.messages.list(tenant, customerId, paged(''))), `The messages of customer ${customerId}`),
+        kit.ok(url, 'MessagePage', pageReply('messages', repos.messages.list(tenant, customerId, paged(''))), `The messages of customer ${customerId}`),
         kit.sizeError(url),
         kit.notFoundError(foreign, 'Customer', foreignCustomer, `Customer ${foreignCustomer} belongs to agent ${otherAgent.id}`),
         ...kit.common(url)

@@ -1,5 +1,8 @@
 import type { ExampleContext } from './context.js'
-import { page, paged } from './responses.js'
+import { pageReply } from '../../routes/api/shared.js'
+import type { Paging } from '../../schemas/common.js'
+import type { PageInfo } from '../../store/paging.js'
+import { paged } from './responses.js'
 import type { OperationExamples, OperationsExamples } from './types.js'
 
 /** Examples of the reference data: public accounts, banks, investment types and products (spec 4.4, 4.5, 4.14, 4.16). */
@@ -8,9 +11,9 @@ export function referenceExamples (c: ExampleContext): OperationsExamples {
   const productCode = c.account.productCode
   const longCode = 'P'.repeat(257)
   /** A list of reference data: a page of it, size=0, and the answers every operation has. */
-  const list = <T>(path: string, query: string, schemaId: string, name: string, read: (p: { page: number, size: number }) => { page: unknown, items: T[] }, summary: string): OperationExamples => ({
+  const list = <T>(path: string, query: string, schemaId: string, name: string, read: (p: Paging) => { page: PageInfo, items: T[] }, summary: string): OperationExamples => ({
     responses: [
-      kit.ok(query === '' ? path : `${path}?${query}`, schemaId, page(name, read(paged(query))), summary),
+      kit.ok(query === '' ? path : `${path}?${query}`, schemaId, pageReply(name, read(paged(query))), summary),
       kit.sizeError(path),
       ...kit.common(path)
     ]

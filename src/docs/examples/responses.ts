@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { errorBody, notFound, validationFailed, type ErrorBody, type FieldError } from '../../errors.js'
+import { PagingQuery, type Paging } from '../../schemas/common.js'
 import { API_SCHEMAS } from '../../schemas/index.js'
 import type { ExampleRequest, ResponseExample } from './types.js'
 
@@ -23,15 +24,11 @@ export function served (schema: TSchema | string, value: unknown): unknown {
   return value
 }
 
-/** The paging of a query string, as the routes default it. */
-export function paged (query: string): { page: number, size: number } {
+/** The paging of a query string, with the defaults of the routes' schema. */
+export function paged (query: string): Paging {
   const q = new URLSearchParams(query)
-  return { page: Number(q.get('page') ?? 0), size: Number(q.get('size') ?? 10) }
-}
-
-/** A list envelope (spec 2.1) around a repository's page. */
-export function page<T> (name: string, result: { page: unknown, items: T[] }): Json {
-  return { page: result.page, sortResponses: [], [name]: result.items }
+  const { page, size } = PagingQuery.properties
+  return { page: Number(q.get('page') ?? page.default), size: Number(q.get('size') ?? size.default) }
 }
 
 const pathOf = (url: string): string => url.split('?')[0]
