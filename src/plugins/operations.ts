@@ -129,21 +129,22 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   })
   // The request line, the one log line of every request: written straight into the logger's stream in
   // pino's own format (level, time, pid, hostname, then the fields). Its fields hold no secret (the URL is
-  // masked above), so it needs none of pino's per-line work; at LOG_LEVEL warn and above it is skipped.
+  // masked above), so it needs none of pino's per-line work; at LOG_LEVEL warn and above there is no hook at all.
   const log = fastify.log as FastifyBaseLogger & Record<symbol, unknown> & { isLevelEnabled?: (level: string) => boolean }
   const requestLines = log.isLevelEnabled?.('info') ?? true
-  const stream = log[pino.symbols.streamSym] as { write: (line: string) => void } | undefined
+  const stream = log[pino.symbols.streamSym] as { write: (line: string) => void, flush?: () => void } | undefined
   const bindings = (log[pino.symbols.chindingsSym] as string | undefined) ?? ''
-  fastify.addHook('onResponse', (request, reply, done) => {
-    if (!requestLines || stream === undefined) return done()
-    const tenant = request.tenant ?? undefined
-    const who = tenant === undefined ? '' : `,"partner":${JSON.stringify(tenant.partnerId)},"agent":${JSON.stringify(tenant.agentId)}`
-    stream.write(`{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},` +
-      `"url":${JSON.stringify(loggableUrl(request.originalUrl))},"statusCode":${reply.statusCode},"responseTime":${Math.round(reply.elapsedTime * 10) / 10}${who},` +
-      '"msg":"request completed"}\n')
-    done()
-  })
-  fastify.addHook('onClose', async () => { (stream as { flush?: () => void } | undefined)?.flush?.() })
+  if (requestLines && stream !== undefined) {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      const tenant = request.tenant ?? undefined
+      const who = tenant === undefined ? '' : `,"partner":${JSON.stringify(tenant.partnerId)},"agent":${JSON.stringify(tenant.agentId)}`
+      stream.write(`{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},` +
+        `"url":${JSON.stringify(loggableUrl(request.originalUrl))},"statusCode":${reply.statusCode},"responseTime":${Math.round(reply.elapsedTime * 10) / 10}${who},` +
+        '"msg":"request completed"}\n')
+      done()
+    })
+  }
+  fastify.addHook('onClose', async () => { stream?.flush?.() })
 
   await fastify.register(underPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelay,
