@@ -149,6 +149,15 @@ t.test('every log line is JSON, and each request line carries the request id', a
   t.ok(entries.some((e) => e.reqId === 'log-2' && e.code === 'SANDBOX_ERR_TOKEN_MISSING'), 'the error line has the id of its request')
 })
 
+t.test('at LOG_LEVEL warn no request line is written, and warnings still are', async (t) => {
+  const { app, lines } = await buildLogged(t, { logLevel: 'warn' })
+  t.equal((await app.inject({ url: '/health' })).statusCode, 200)
+  t.equal((await app.inject({ url: '/api/banks' })).statusCode, 401)
+  const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+  t.same(entries.filter((e) => e.msg === 'request completed'), [], 'no request line')
+  t.ok(entries.every((e) => Number(e.level) >= 40), 'nothing below warn')
+})
+
 t.test('tokens, client secrets and passwords never appear in the logs, even at trace level', async (t) => {
   const { app, lines } = await buildLogged(t)
   const post = (payload: string, headers: Record<string, string> = { authorization: BASIC_A }) =>
