@@ -1,6 +1,7 @@
 import { AgentStore } from './agent.js'
 import type { AgentSnapshot, Guarantee, PartnerSnapshot, TestUser } from './records.js'
 import { PARTNER_FILE_FORMAT } from './records.js'
+import { initialSandboxState, type PartnerSandboxState } from '../schemas/sandbox-state.js'
 
 /** A partner (OAuth client) with its agents, test users and guarantees. */
 export class Partner {
@@ -16,6 +17,8 @@ export class Partner {
   guaranteeSeq: number
   readonly guarantees: Map<string, Guarantee>
   readonly agents: Map<string, AgentStore>
+  /** Fault rules and clock: the partner's own sandbox state (a reset builds a partner without them). */
+  sandbox: PartnerSandboxState
 
   constructor (s: PartnerSnapshot) {
     this.id = s.id
@@ -30,6 +33,7 @@ export class Partner {
     this.guaranteeSeq = s.guaranteeSeq
     this.guarantees = new Map(s.guarantees.map((g) => [g.guaranteeId, g]))
     this.agents = new Map(s.agents.map((a) => [a.id, new AgentStore(a)]))
+    this.sandbox = s.sandbox ?? initialSandboxState()
   }
 
   get recordCount (): number {
@@ -56,7 +60,8 @@ export class Partner {
       users: this.users,
       guaranteeSeq: this.guaranteeSeq,
       guarantees: [...this.guarantees.values()],
-      agents: [...this.agents.values()].map((a) => a.snapshot())
+      agents: [...this.agents.values()].map((a) => a.snapshot()),
+      sandbox: this.sandbox
     }
   }
 

@@ -2,6 +2,7 @@ import type { Account } from '../schemas/accounts.js'
 import type { Beneficiary } from '../schemas/beneficiaries.js'
 import type { CustomerRecord } from '../schemas/customers.js'
 import type { CustomerMessage } from '../schemas/messages.js'
+import type { PartnerSandboxState } from '../schemas/sandbox-state.js'
 
 /*
  * What the store keeps. Records are immutable once stored (a change replaces the object), which lets
@@ -73,6 +74,8 @@ export interface PartnerSnapshot {
   guaranteeSeq: number
   guarantees: Guarantee[]
   agents: AgentSnapshot[]
+  /** Fault rules and clock (absent in files written before they existed: the initial state then). */
+  sandbox?: PartnerSandboxState
 }
 
 export const PARTNER_FILE_FORMAT = 1

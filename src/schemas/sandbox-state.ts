@@ -1,0 +1,61 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+/*
+ * A partner's own sandbox state beside its data: fault rules and its clock (issue 11). Kept with the
+ * partner (store/partner.ts), persisted in its file, carried by snapshots, cleared by a reset.
+ */
+
+/** Which requests a fault rule applies to; every field optional, all given ones must match. */
+export const FaultMatch = Type.Object({
+  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'HTTP method, any case (GET, POST, ...)', examples: ['POST'] })),
+  path: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    pattern: '^/',
+    description: 'Request path without the query, as sent or without its /{version} prefix; * stands for any characters within one segment, ** for any characters',
+    examples: ['/api/customers']
+  })),
+  route: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    pattern: '^/',
+    description: 'Route template as the API document writes it (/api/customers/{customerId}/messages); :customerId is accepted too',
+    examples: ['/api/customers/{customerId}/messages']
+  })),
+  agentId: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'The Agent-Id of the request', examples: ['1001'] }))
+}, { $id: 'SandboxFaultMatch', title: 'SandboxFaultMatch', additionalProperties: false })
+export type FaultMatch = Static<typeof FaultMatch>
+
+/** A stored fault rule: what POST /__sandbox/faults accepted, with its counters. */
+export const FaultRuleState = Type.Object({
+  id: Type.String(),
+  match: FaultMatch,
+  fault: Type.String({ description: 'The fault, in the Sandbox-Fault header syntax' }),
+  probability: Type.Number({ minimum: 0, maximum: 1 }),
+  times: Type.Optional(Type.Integer({ minimum: 1 })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+  /** State of the seeded generator (mulberry32) after the draws so far. */
+  rng: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+  matched: Type.Integer({ minimum: 0 }),
+  fired: Type.Integer({ minimum: 0 }),
+  createdAt: Type.String()
+}, { $id: 'SandboxFaultRuleState', title: 'SandboxFaultRuleState' })
+export type FaultRuleState = Static<typeof FaultRuleState>
+
+/** A partner's clock: real time shifted by offsetMs, or frozen at frozenAt (epoch ms). */
+export const ClockState = Type.Object({
+  offsetMs: Type.Integer(),
+  frozenAt: Type.Optional(Type.Integer())
+}, { $id: 'SandboxClockState', title: 'SandboxClockState' })
+export type ClockState = Static<typeof ClockState>
+
+export const PartnerSandboxState = Type.Object({
+  faultRules: Type.Array(FaultRuleState, { maxItems: 1000 }),
+  faultSeq: Type.Integer({ minimum: 0 }),
+  clock: Type.Union([ClockState, Type.Null()])
+}, { $id: 'SandboxPartnerState', title: 'SandboxPartnerState' })
+export type PartnerSandboxState = Static<typeof PartnerSandboxState>
+
+export function initialSandboxState (): PartnerSandboxState {
+  return { faultRules: [], faultSeq: 0, clock: null }
+}
