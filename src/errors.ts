@@ -27,6 +27,7 @@ export const CATALOGUE = {
   SANDBOX_ERR_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json' },
   SANDBOX_ERR_OVERLOADED: { status: 503, summary: 'The sandbox is overloaded; retry after the given seconds' },
   SANDBOX_ERR_TIMEOUT: { status: 408, summary: 'The client did not send the whole request within the request timeout' },
+  SANDBOX_ERR_FAULT_INJECTED: { status: 500, summary: 'An error injected on purpose (Sandbox-Fault or Prefer header, fault rule or magic value); the status is the one asked for' },
   SANDBOX_ERR_INTERNAL: { status: 500, summary: 'An unexpected fault in the sandbox (never a client mistake)' }
 } as const
 
@@ -65,6 +66,12 @@ export class SandboxError extends Error {
   }
 }
 
+/** An error answer with another status than its code's usual one (injected faults, Fastify's own client errors). */
+export function withStatus (err: SandboxError, status: number): SandboxError {
+  Object.assign(err, { statusCode: status })
+  return err
+}
+
 /** Spring's message for a failed @Valid body, and the one we use for every set of field errors. */
 export function validationFailed (objectName: string, fieldErrors: FieldError[]): SandboxError {
   return new SandboxError('SANDBOX_ERR_VALIDATION',
@@ -80,9 +87,9 @@ export function springTimestamp (date = new Date()): string {
   return date.toISOString().replace('Z', '+00:00')
 }
 
-export function errorBody (status: number, message: string, path: string, errors: FieldError[] = []): ErrorBody {
+export function errorBody (status: number, message: string, path: string, errors: FieldError[] = [], now = Date.now()): ErrorBody {
   return {
-    timestamp: springTimestamp(),
+    timestamp: springTimestamp(new Date(now)),
     status,
     error: STATUS_CODES[status] ?? 'Error',
     message,

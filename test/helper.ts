@@ -161,11 +161,13 @@ export function checkAgainstDocs (app: FastifyInstance, method: string, res: Lig
   const op = entry.doc.paths[path]?.[method.toLowerCase()]
   if (op === undefined) throw new Error(`${method} ${path} is not in the published document`)
   const status = String(res.statusCode)
-  const response = op.responses[status]
+  // an injected fault's status (issue 11) is the operation's default response
+  const key = op.responses[status] === undefined && Number(status) >= 400 && op.responses.default !== undefined ? 'default' : status
+  const response = op.responses[key]
   if (response === undefined) throw new Error(`${method} ${path} answered ${status}, which the document does not declare: ${res.body}`)
   if (response.content === undefined || res.body === '') return
   const base = path.startsWith('/__sandbox') ? 'sandbox' : 'bank'
-  const pointer = `${base}#/paths/${escapePointer(path)}/${method.toLowerCase()}/responses/${status}/content/${escapePointer('application/json')}/schema`
+  const pointer = `${base}#/paths/${escapePointer(path)}/${method.toLowerCase()}/responses/${key}/content/${escapePointer('application/json')}/schema`
   const validate: ValidateFunction | undefined = entry.ajv.getSchema(pointer)
   if (validate === undefined) throw new Error(`no schema at ${pointer}`)
   if (validate(res.json()) !== true) {

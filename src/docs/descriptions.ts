@@ -18,7 +18,7 @@ const DECISIONS = [
   'Validation follows Bean Validation: rules of optional fields apply only when present; digit counts (@Digits) parse the value as a decimal number; sizes count characters; unknown body properties are ignored. ' +
     'Rules JSON Schema cannot say (South African ID number, company registration number, name2 of individuals, known bank, product and investment type, default customer not repeated) are checked too and reported the same way.',
   'Paging (spec 2.1): page >= 0, size 1 to 2000 (the maximum is the sandbox\'s), read as Spring reads an Integer parameter (whitespace ignored, sign or hex allowed, empty means the default, a repeated parameter its first value; 1.0 or 1e3 is a 400 typeMismatch); every list carries page and sortResponses: [] besides its named array, even where the spec\'s samples show only the array.',
-  'Creates answer 200 with the stored record (spec 7). Dates and times are South African Standard Time.',
+  'Creates answer 200 with the stored record (spec 7). Dates and times are South African Standard Time, on the partner\'s sandbox clock (real time unless the partner set it).',
   'Products (spec 4.16 shows no path) are served at GET /api/products and GET /api/products/{productCode}.',
   'Guarantees: creating one is "not shown"; they come from the scenarios and the sandbox control API, and ids starting VALID-, INVALID-, NOSTATE- and NOTFOUND- answer without any set-up.'
 ]
@@ -34,7 +34,13 @@ export function apiDescription (publicUrl: string): string {
     'Try it: Authorize with the client credentials of partner-a (partner-a / partner-a-secret) or as test user alice (alice-password), then send Agent-Id 1001. ' +
     'The examples are the default data set (scenario default): customer 1001100000001, its accounts, beneficiaries and messages.\n\n' +
     'Where the spec is silent, the sandbox decided:\n' + DECISIONS.map((d) => `- ${d}`).join('\n') + '\n\n' +
-    `The sandbox's own control API (resets, fresh agents, guarantees) has its own document: ${publicUrl}${SANDBOX_DOCS_PATH}/openapi.json.`
+    'Sandbox extension, not part of the bank\'s API: a request to any operation may carry the header `Sandbox-Fault` to make the sandbox fail on purpose: ' +
+    'a comma-separated list of `status=<400-599>` (that error instead of the operation, in the error body above; 429 and 503 with Retry-After), ' +
+    '`latency=<0-60000>` (milliseconds to wait first), `reset` (the connection closed without an answer), `timeout` (no answer until the client gives up) ' +
+    'and `after` (run the operation first, then apply the rest: `after, status=502` creates the record and still answers 502). Prism\'s `Prefer: code=<status>` works too. ' +
+    'A malformed value is a 400 naming the header; every answer with an injected fault carries `Sandbox-Fault-Applied` (the fault and its source). ' +
+    'Fault rules, magic values, state controls and the partner\'s clock are in the control API.\n\n' +
+    `The sandbox's own control API (resets, fresh agents, guarantees, faults, state, clock) has its own document: ${publicUrl}${SANDBOX_DOCS_PATH}/openapi.json.`
 }
 
 /** The bank's API grouped by resource, each group naming its sections of the spec. */
@@ -45,9 +51,12 @@ export const API_TAGS = [
 
 /** The introduction of the sandbox control API's document. */
 export function sandboxDescription (publicUrl: string): string {
-  return 'Resets, scenarios, fresh agents, guarantees and operator endpoints of the Banking Agent Sandbox. Not part of the bank\'s API ' +
-    `(documented at ${publicUrl}${DOCS_PATH}). Partner endpoints take any access token of the partner and no Agent-Id; operator endpoints under /__sandbox/admin ` +
+  return 'Resets, scenarios, fresh agents, guarantees, fault rules, magic values, state controls, the partner\'s clock and operator endpoints of the Banking Agent Sandbox. ' +
+    `Not part of the bank's API (documented at ${publicUrl}${DOCS_PATH}). Partner endpoints take any access token of the partner and no Agent-Id, except the state ` +
+    'controls (accounts, customers), which act as one agent and take the Agent-Id header like the bank\'s API; operator endpoints under /__sandbox/admin ' +
     'take the operator token and are off unless SANDBOX_ADMIN_TOKEN is set. Errors use the same ErrorBody as the bank\'s API.'
 }
 
-export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner does to its own data' }, { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]
+export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner does to its own data' },
+  { name: 'sandbox faults', description: 'Make the bank fail on purpose: fault rules and magic values (the Sandbox-Fault header is described in the bank API document)' },
+  { name: 'sandbox state', description: 'Move the partner\'s data into hard-to-reach states: closed accounts, balances, KYC, the partner\'s clock' }, { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]

@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { API_TAGS, SANDBOX_TAGS, apiDescription, sandboxDescription } from '../docs/descriptions.js'
 import { buildDocExamples, type DocExamples } from '../docs/examples.js'
+import { withInjectedErrors } from '../docs/faults.js'
 import { finishOpenApi, finishSwagger2, swagger2Security } from '../docs/openapi.js'
 import { DOCS_PATH, SANDBOX_DOCS_PATH, SANDBOX_DOC_NAME } from '../docs/paths.js'
 import { securitySchemes, swagger2SecurityDefinitions } from '../docs/security.js'
@@ -59,7 +60,7 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
     },
     refResolver,
     transform: only(isApiRoute),
-    transformObject: ({ openapiObject }: { openapiObject: Json }) => finishOpenApi(openapiObject, docExamples())
+    transformObject: ({ openapiObject }: { openapiObject: Json }) => finishOpenApi(withInjectedErrors(openapiObject, false), docExamples())
   } as never)
   const url = new URL(publicUrl)
   await fastify.register(swagger, {
@@ -78,7 +79,7 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
     transform: ({ schema, url }: { schema: any, url: string }) => isApiRoute(url)
       ? { schema: { ...schema, security: swagger2Security(schema.security) }, url }
       : { schema: { ...schema, hide: true }, url },
-    transformObject: ({ swaggerObject }: { swaggerObject: Json }) => finishSwagger2(swaggerObject, docExamples())
+    transformObject: ({ swaggerObject }: { swaggerObject: Json }) => finishSwagger2(withInjectedErrors(swaggerObject, true), docExamples())
   } as never)
   await fastify.register(swagger, {
     decorator: 'sandboxSwagger',

@@ -70,13 +70,19 @@ function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Refe
   return new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
 }
 
+/** Now on the clock of the request's partner (issue 11: error timestamps follow it too), else real time. */
+export function partnerNow (request: FastifyRequest): number {
+  const clientId = request.token?.clientId
+  return (clientId === undefined ? undefined : request.server.world.partner(clientId)?.now()) ?? Date.now()
+}
+
 export function sendError (reply: FastifyReply, request: FastifyRequest, err: SandboxError): FastifyReply {
   return reply
     .code(err.statusCode)
     .headers(err.headers)
     .header('x-sandbox-error', err.code)
     .type('application/json; charset=utf-8')
-    .send(errorBody(err.statusCode, err.message, requestPath(request), err.fieldErrors))
+    .send(errorBody(err.statusCode, err.message, requestPath(request), err.fieldErrors, partnerNow(request)))
 }
 
 /**

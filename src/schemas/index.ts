@@ -10,6 +10,8 @@ import { INVESTMENT_TYPE_SCHEMAS } from './investment-types.js'
 import { PUBLIC_ACCOUNT_SCHEMAS } from './public-accounts.js'
 import { PRODUCT_SCHEMAS } from './products.js'
 import { SANDBOX_SCHEMAS } from './sandbox.js'
+import { SANDBOX_CONTROL_SCHEMAS } from './sandbox-controls.js'
+import { SANDBOX_STATE_SCHEMAS } from './sandbox-state.js'
 
 /** Every schema with an $id, registered once (fastify.addSchema, the standalone validator, the docs). */
 export const API_SCHEMAS: TSchema[] = [
@@ -23,5 +25,7 @@ export const API_SCHEMAS: TSchema[] = [
   ...INVESTMENT_TYPE_SCHEMAS,
   ...PUBLIC_ACCOUNT_SCHEMAS,
   ...PRODUCT_SCHEMAS,
-  ...SANDBOX_SCHEMAS
+  ...SANDBOX_SCHEMAS,
+  ...SANDBOX_STATE_SCHEMAS,
+  ...SANDBOX_CONTROL_SCHEMAS
 ]

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { ref } from './common.js'
 
 /*
  * A partner's own sandbox state beside its data: fault rules and its clock (issue 11). Kept with the
@@ -29,7 +30,7 @@ export type FaultMatch = Static<typeof FaultMatch>
 /** A stored fault rule: what POST /__sandbox/faults accepted, with its counters. */
 export const FaultRuleState = Type.Object({
   id: Type.String(),
-  match: FaultMatch,
+  match: ref(FaultMatch),
   fault: Type.String({ description: 'The fault, in the Sandbox-Fault header syntax' }),
   probability: Type.Number({ minimum: 0, maximum: 1 }),
   times: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -50,12 +51,14 @@ export const ClockState = Type.Object({
 export type ClockState = Static<typeof ClockState>
 
 export const PartnerSandboxState = Type.Object({
-  faultRules: Type.Array(FaultRuleState, { maxItems: 1000 }),
+  faultRules: Type.Array(ref(FaultRuleState), { maxItems: 1000 }),
   faultSeq: Type.Integer({ minimum: 0 }),
-  clock: Type.Union([ClockState, Type.Null()])
+  clock: Type.Union([ref(ClockState), Type.Null()])
 }, { $id: 'SandboxPartnerState', title: 'SandboxPartnerState' })
 export type PartnerSandboxState = Static<typeof PartnerSandboxState>
 
 export function initialSandboxState (): PartnerSandboxState {
   return { faultRules: [], faultSeq: 0, clock: null }
 }
+
+export const SANDBOX_STATE_SCHEMAS = [FaultMatch, FaultRuleState, ClockState, PartnerSandboxState]

@@ -8,6 +8,7 @@ import type { AgentStore } from './agent.js'
 import { displayName } from './customers.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredAccount } from './records.js'
+import { todaySast } from '../clock.js'
 import type { Tenant, World } from './world.js'
 
 export interface AccountSpec {
@@ -58,7 +59,7 @@ export function accountsRepo (world: World) {
       return account
     },
 
-    create (tenant: Tenant, req: AccountCreateRequest, today: string): StoredAccount | Promise<StoredAccount> {
+    create (tenant: Tenant, req: AccountCreateRequest): StoredAccount | Promise<StoredAccount> {
       const { partner, agent } = world.resolve(tenant)
       const customer = agent.customer(req.customerId)
       if (customer?.defaultCustomer === undefined) {
@@ -72,7 +73,7 @@ export function accountsRepo (world: World) {
       // the rule KnownProduct has already checked productCode (rules/accounts.ts)
       const product = req.productCode === undefined ? world.reference.callProduct : world.reference.productsByCode.get(req.productCode)!
       world.ensureRoom(partner, 1)
-      const account = buildAccount(agent, world.reference, { customerId: customer.customerId, holder: customer.defaultCustomer, product, openedDate: today })
+      const account = buildAccount(agent, world.reference, { customerId: customer.customerId, holder: customer.defaultCustomer, product, openedDate: todaySast(partner.now()) })
       agent.addAccount(account)
       return world.committed(partner, account)
     }

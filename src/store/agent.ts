@@ -5,6 +5,12 @@ import type { AgentSnapshot, RecordKind, Sequences, StoredAccount, StoredBenefic
 // same again after a reset of the agent.
 const KIND_DIGIT: Record<RecordKind, string> = { customer: '1', account: '2', beneficiary: '3', message: '4' }
 
+/** Puts next where old stands in a list (records are immutable: a change is a new object in the old one's place). */
+function swap<V> (list: V[] | undefined, old: V, next: V): void {
+  const i = list === undefined ? -1 : list.lastIndexOf(old)
+  if (i !== -1) list![i] = next
+}
+
 function push<K, V> (map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key)
   if (list === undefined) map.set(key, [value])
@@ -128,6 +134,23 @@ export class AgentStore {
     this.messages.push(m)
     this.noteId('message', m.id)
     push(this.messagesByCustomer, m.customerId, m)
+  }
+
+  /** A changed customer record (same id) in the place of the stored one: lists keep their order. */
+  replaceCustomer (next: StoredCustomer): void {
+    const old = this.customerById.get(next.customerId)
+    if (old === undefined) throw new Error(`no customer ${next.customerId}`)
+    swap(this.customers, old, next)
+    this.customerById.set(next.customerId, next)
+  }
+
+  /** A changed account (same id, same holders) in the place of the stored one. */
+  replaceAccount (next: StoredAccount): void {
+    const old = this.accountById.get(next.id)
+    if (old === undefined) throw new Error(`no account ${next.id}`)
+    swap(this.accounts, old, next)
+    this.accountById.set(next.id, next)
+    for (const holder of old.customers) swap(this.accountsByCustomer.get(holder.customerId), old, next)
   }
 
   customer (id: string): StoredCustomer | undefined {

@@ -1,4 +1,4 @@
-import { notFound } from '../errors.js'
+import { notFound, validationFailed } from '../errors.js'
 import type { Paging } from '../schemas/common.js'
 import type { CustomerCreateRequest, Party } from '../schemas/customers.js'
 import type { Reference } from '../seed/fixtures.js'
@@ -6,6 +6,7 @@ import type { AgentStore } from './agent.js'
 import { buildAccount } from './accounts.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredAccount, type StoredCustomer } from './records.js'
+import { todaySast } from '../clock.js'
 import type { Tenant, World } from './world.js'
 
 /** Only the Party fields of the spec, with the investment type defaulted to ITF (spec 2.5). */
@@ -73,10 +74,29 @@ export function customersRepo (world: World) {
       return pageOf(customers, paging)
     },
 
-    create (tenant: Tenant, req: CustomerCreateRequest, today: string): StoredCustomer | Promise<StoredCustomer> {
+    /**
+     * State control (issue 11): the KYC status of the default customer, or of otherCustomers[index];
+     * a new record object in the old one's place.
+     */
+    setKyc (tenant: Tenant, customerId: string, kycStatus: boolean, otherIndex?: number): StoredCustomer | Promise<StoredCustomer> {
+      const { partner, agent } = world.resolve(tenant)
+      const customer = agent.customer(customerId)
+      if (customer === undefined) throw notFound('Customer', customerId)
+      const others = customer.otherCustomers ?? []
+      if (otherIndex !== undefined && otherIndex >= others.length) {
+        throw validationFailed('request', [{ field: 'otherCustomer', rejectedValue: otherIndex, code: 'Index', defaultMessage: `must be an index of the customer's otherCustomers (0 to ${others.length - 1}); it has ${others.length}` }])
+      }
+      const next: StoredCustomer = otherIndex === undefined
+        ? { ...customer, defaultCustomer: customer.defaultCustomer === undefined ? undefined : { ...customer.defaultCustomer, kycStatus } }
+        : { ...customer, otherCustomers: others.map((p, i) => i === otherIndex ? { ...p, kycStatus } : p) }
+      agent.replaceCustomer(compact(next))
+      return world.committed(partner, agent.customer(customerId)!)
+    },
+
+    create (tenant: Tenant, req: CustomerCreateRequest): StoredCustomer | Promise<StoredCustomer> {
       const { partner, agent } = world.resolve(tenant)
       world.ensureRoom(partner, 2)
-      const { customer, account } = buildCustomer(agent, req, world.reference, { openedDate: today })
+      const { customer, account } = buildCustomer(agent, req, world.reference, { openedDate: todaySast(partner.now()) })
       agent.addCustomer(customer)
       if (account !== undefined) agent.addAccount(account)
       return world.committed(partner, customer)

@@ -1,18 +1,8 @@
 import { notFound, SandboxError } from '../errors.js'
+import { MAGIC_GUARANTEE_PREFIXES } from '../faults/magic.js'
 import type { GuaranteeState } from '../schemas/guarantees.js'
 import type { Guarantee } from './records.js'
 import type { World } from './world.js'
-
-/**
- * Guarantee ids that answer without any set-up (documented in the README and the API docs), so that a
- * partner can test every branch of its guarantee check against any sandbox.
- */
-export const MAGIC_GUARANTEE_PREFIXES: Record<string, GuaranteeState | null> = {
-  'VALID-': { state: 'VALID' },
-  'INVALID-': { state: 'INVALID' },
-  'NOSTATE-': {},
-  'NOTFOUND-': null
-}
 
 function magic (id: string): GuaranteeState | null | undefined {
   for (const [prefix, answer] of Object.entries(MAGIC_GUARANTEE_PREFIXES)) {

@@ -1,5 +1,6 @@
 import { AgentStore } from './agent.js'
 import type { AgentSnapshot, Guarantee, PartnerSnapshot, TestUser } from './records.js'
+import { clockNow } from '../clock.js'
 import { PARTNER_FILE_FORMAT } from './records.js'
 import { initialSandboxState, type PartnerSandboxState } from '../schemas/sandbox-state.js'
 
@@ -40,6 +41,11 @@ export class Partner {
     let n = 0
     for (const a of this.agents.values()) n += a.recordCount
     return n
+  }
+
+  /** Now on the partner's clock (epoch ms): what the dates of its data follow. */
+  now (): number {
+    return clockNow(this.sandbox.clock)
   }
 
   user (username: string): TestUser | undefined {

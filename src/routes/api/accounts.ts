@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { todaySast } from '../../clock.js'
 import { tenantOf } from '../../plugins/auth.js'
 import { accountRules } from '../../rules/accounts.js'
 import { Account, AccountCreateRequest, AccountIdParams, AccountListQuery, AccountPage } from '../../schemas/accounts.js'
@@ -50,5 +49,5 @@ export default async function accounts (fastify: FastifyInstance): Promise<void>
       response: { 200: ref(Account), ...errorResponses(400, 401, 403, 406, 413, 415) }
     },
     config: { rules: accountRules, objectName: 'accountCreateRequest' }
-  }, (request) => repo.create(tenantOf(request), request.body, todaySast()))
+  }, (request) => repo.create(tenantOf(request), request.body))
 }

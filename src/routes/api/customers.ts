@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { todaySast } from '../../clock.js'
 import { tenantOf } from '../../plugins/auth.js'
 import { customerRules } from '../../rules/customers.js'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
@@ -25,7 +24,7 @@ export default async function customers (fastify: FastifyInstance): Promise<void
       response: { 200: ref(CustomerRecord), ...errorResponses(400, 401, 403, 406, 413, 415) }
     },
     config: { rules: customerRules, objectName: 'customerRequest' }
-  }, (request) => repo.create(tenantOf(request), request.body, todaySast()))
+  }, (request) => repo.create(tenantOf(request), request.body))
 
   app.get('/customers', {
     schema: {

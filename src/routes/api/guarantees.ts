@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { GuaranteeParams, GuaranteeState } from '../../schemas/guarantees.js'
-import { MAGIC_GUARANTEE_PREFIXES } from '../../store/guarantees.js'
+import { MAGIC_GUARANTEE_PREFIXES } from '../../faults/magic.js'
 
 export default async function guarantees (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { SandboxError } from '../../errors.js'
+import faults from '../../plugins/faults.js'
 import { addRouteHook, type RouteHook } from '../../plugins/route-hooks.js'
 import accounts from './accounts.js'
 import banks from './banks.js'
@@ -12,7 +13,7 @@ import products from './products.js'
 import publicAccounts from './public-accounts.js'
 
 /** spec 4: every operation, one module per resource (mounted at /api; versions reach it by URL rewriting). */
-export default async function api (fastify: FastifyInstance): Promise<void> {
+export default async function api (fastify: FastifyInstance, opts: { faultHoldMs: number }): Promise<void> {
   // spec 1: request bodies are application/json; anything else is a 415, as in Spring
   fastify.removeContentTypeParser('text/plain')
   // spec 1: responses are application/json; a client that accepts none of it gets Spring's 406
@@ -31,6 +32,8 @@ export default async function api (fastify: FastifyInstance): Promise<void> {
     }
   }
   fastify.addHook('onRoute', (route) => { if (route.schema?.body !== undefined) addRouteHook(route, 'preValidation', dropNulls) })
+  // issue 11: Sandbox-Fault, Prefer: code=, magic values and the partner's fault rules, on every operation
+  await fastify.register(faults, { world: fastify.world, holdMs: opts.faultHoldMs })
   for (const routes of [accounts, publicAccounts, banks, beneficiaries, customers, guarantees, investmentTypes, messages, products]) {
     await fastify.register(routes)
   }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { localDateTimeSast } from '../../clock.js'
 import { tenantOf } from '../../plugins/auth.js'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
 import { CustomerIdParams } from '../../schemas/customers.js'
@@ -24,7 +23,7 @@ export default async function messages (fastify: FastifyInstance): Promise<void>
       response: { 200: ref(CustomerMessage), ...errorResponses(400, 401, 403, 404, 406, 413, 415) }
     },
     config: { objectName: 'customerMessage' }
-  }, (request) => repo.create(tenantOf(request), request.params.customerId, request.body, localDateTimeSast()))
+  }, (request) => repo.create(tenantOf(request), request.params.customerId, request.body))
 
   app.get('/customers/:customerId/messages', {
     schema: {

@@ -8,8 +8,12 @@ declare module 'fastify' {
   }
 }
 import admin from './admin.js'
+import clock from './clock.js'
+import faults from './faults.js'
 import guarantees from './guarantees.js'
+import magic from './magic.js'
 import partner from './partner.js'
+import state from './state.js'
 
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
 export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string }): Promise<void> {
@@ -28,5 +32,9 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   fastify.addHook('onRoute', (route) => { if (route.config?.optionalBody === true && route.schema?.body !== undefined) addRouteHook(route, 'preValidation', emptyBody) })
   await fastify.register(partner)
   await fastify.register(guarantees)
+  await fastify.register(faults)
+  await fastify.register(magic)
+  await fastify.register(clock)
+  await fastify.register(state)
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }

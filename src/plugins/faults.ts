@@ -1,0 +1,175 @@
+import type { Socket } from 'node:net'
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onSendHookHandler } from 'fastify'
+import { SandboxError, errorBody, validationFailed, withStatus } from '../errors.js'
+import { FaultSyntaxError, faultFromPrefer, formatFault, parseFault, type Fault } from '../faults/fault.js'
+import { MAGIC_FIELDS, magicFault } from '../faults/magic.js'
+import { pickRule, type RequestFacts } from '../faults/rules.js'
+import type { World } from '../store/world.js'
+import { partnerNow, requestPath } from './errors.js'
+import { addRouteHook } from './route-hooks.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The fault this request gets, once decided (Sandbox-Fault-Applied says which and from where). */
+    fault: AppliedFault | null
+  }
+}
+
+export interface AppliedFault {
+  fault: Fault
+  /** The Sandbox-Fault-Applied value: the fault and its source. */
+  label: string
+  /** The connection was dropped without an answer (reset, timeout). */
+  dropped: boolean
+}
+
+const RETRY_AFTER_SECONDS = '5'
+
+/** The injected error answer: Spring's body for the status, with the headers a real one carries. */
+function injectedError (status: number, applied: AppliedFault): SandboxError {
+  const headers: Record<string, string> = { 'sandbox-fault-applied': applied.label }
+  if (status === 429 || status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS
+  if (status === 401) headers['www-authenticate'] = 'Bearer realm="sandbox"'
+  return withStatus(new SandboxError('SANDBOX_ERR_FAULT_INJECTED', `Injected by the sandbox: ${applied.label}`, [], headers), status)
+}
+
+/** The fault a request asks for in its headers (Sandbox-Fault first, then Prism's Prefer: code=). */
+function headerFault (request: FastifyRequest): AppliedFault | undefined {
+  const header = request.headers['sandbox-fault']
+  const name = header !== undefined ? 'Sandbox-Fault' : 'Prefer'
+  const text = header ?? request.headers.prefer
+  if (text === undefined) return undefined
+  try {
+    if (Array.isArray(text)) throw new FaultSyntaxError('was sent more than once; send one header with a comma-separated list')
+    const fault = header !== undefined ? parseFault(text) : faultFromPrefer(text)
+    if (fault === undefined) return undefined
+    return { fault, label: `${formatFault(fault)}; source=${header !== undefined ? 'header' : 'prefer'}`, dropped: false }
+  } catch (err) {
+    if (!(err instanceof FaultSyntaxError)) throw err
+    throw validationFailed('request', [{ field: name, rejectedValue: typeof text === 'string' ? text.slice(0, 200) : text, code: 'SandboxFault', defaultMessage: `${name} header ${err.message}` }])
+  }
+}
+
+/**
+ * Fault injection for the bank's API (issue 11, design.md "Testing what goes wrong"): one preHandler
+ * step per route, after validation and the Agent-Id check, that picks at most one fault (the request's
+ * headers, else a magic value of the body, else the partner's fault rules) and applies it before the
+ * operation, or after it for `after`. When nothing is configured it costs two header lookups and, for a
+ * partner with no rules, one length check.
+ */
+async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: number }): Promise<void> {
+  const { world, holdMs } = opts
+  fastify.decorateRequest('fault', null)
+
+  // requests held by latency and timeout faults: a stop must not wait for them
+  const waits = new Set<() => void>()
+  const wait = async (ms: number): Promise<void> => await new Promise((resolve) => {
+    const end = (): void => { clearTimeout(timer); waits.delete(end); resolve() }
+    const timer = setTimeout(end, ms)
+    waits.add(end)
+  })
+  fastify.addHook('preClose', (done) => {
+    for (const end of [...waits]) end()
+    done()
+  })
+
+  /** Ends a request without an answer: an RST at once (reset) or after holding it (timeout). */
+  const drop = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault): Promise<void> => {
+    applied.dropped = true
+    reply.raw.setHeader('sandbox-fault-applied', applied.label)
+    const socket = request.raw.socket as Socket
+    if (applied.fault.timeout) {
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+      await Promise.race([wait(holdMs), closed])
+    }
+    if (!socket.destroyed) socket.resetAndDestroy()
+    // the response never finishes: let the onResponse steps (log line, journal) see the request all the same
+    reply.raw.emit('error', Object.assign(new Error('connection dropped by an injected fault'), { code: 'SANDBOX_FAULT_DROPPED' }))
+  }
+
+  const partnerRule = (request: FastifyRequest): AppliedFault | undefined => {
+    const clientId = request.token?.clientId
+    const partner = clientId === undefined ? undefined : world.partner(clientId)
+    if (partner === undefined || partner.sandbox.faultRules.length === 0) return undefined
+    const url = request.url
+    const q = url.indexOf('?')
+    const facts: RequestFacts = {
+      method: request.method,
+      path: requestPath(request),
+      apiPath: q === -1 ? url : url.slice(0, q),
+      route: request.routeOptions.url,
+      agentId: request.headers['agent-id'] as string | undefined
+    }
+    const { rule, changed } = pickRule(partner.sandbox.faultRules, facts)
+    // counters and seeded generators are kept (and survive a restart with a data dir); a failed write
+    // of them is no reason to fail the request
+    if (changed) world.commit(partner)?.catch((err: unknown) => request.log.error({ err }, 'could not keep fault rule counters'))
+    if (rule === undefined) return undefined
+    return { fault: parseFault(rule.fault), label: `${rule.fault}; source=rule; rule=${rule.id}`, dropped: false }
+  }
+
+  const apply = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault): Promise<void> => {
+    const { fault } = applied
+    reply.header('sandbox-fault-applied', applied.label)
+    if (fault.latencyMs !== undefined) await wait(fault.latencyMs)
+    if (fault.status !== undefined) throw injectedError(fault.status, applied)
+    if (fault.reset || fault.timeout) {
+      reply.hijack()
+      await drop(request, reply, applied)
+    }
+  }
+
+  const decideFor = (magicField: string | undefined) => (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    let applied: AppliedFault | undefined
+    try {
+      applied = headerFault(request)
+      if (applied === undefined && magicField !== undefined) {
+        const body = request.body as Record<string, unknown>
+        const fault = magicFault(body[magicField])
+        if (fault !== undefined) {
+          applied = { fault, label: `${formatFault(fault)}; source=magic; field=${magicField}; value=${String(body[magicField])}`, dropped: false }
+          // a magic product code names no product: an operation that runs anyway opens a call account
+          if (magicField === 'productCode') delete body.productCode
+        }
+      }
+      applied ??= partnerRule(request)
+    } catch (err) {
+      return done(err as Error)
+    }
+    if (applied === undefined) return done()
+    request.fault = applied
+    if (applied.fault.after) return done()
+    apply(request, reply, applied).then(() => done(), done)
+  }
+
+  const afterOperation: onSendHookHandler = async (request, reply, payload) => {
+    const applied = request.fault
+    if (applied === null || !applied.fault.after) return payload
+    const { fault } = applied
+    reply.header('sandbox-fault-applied', applied.label)
+    if (fault.latencyMs !== undefined) await wait(fault.latencyMs)
+    if (fault.reset || fault.timeout) {
+      await drop(request, reply, applied)
+      return payload
+    }
+    if (fault.status === undefined) return payload
+    const err = injectedError(fault.status, applied)
+    reply.code(fault.status).headers(err.headers).header('x-sandbox-error', err.code).type('application/json; charset=utf-8')
+    return JSON.stringify(errorBody(fault.status, err.message, requestPath(request), [], partnerNow(request)))
+  }
+
+  // one step per magic field (and one for routes without): the HEAD route Fastify derives from a GET
+  // arrives with the GET's steps, which must not be added twice
+  const decide = new Map<string | undefined, ReturnType<typeof decideFor>>()
+  fastify.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    const field = MAGIC_FIELDS.find((m) => m.route === route.url && methods.includes(m.method))?.field
+    if (!decide.has(field)) decide.set(field, decideFor(field))
+    addRouteHook(route, 'preHandler', decide.get(field)!)
+    const onSend = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
+    if (!onSend.includes(afterOperation)) route.onSend = [...onSend, afterOperation]
+  })
+}
+
+export default fp(faults, { name: 'sandbox-faults' })
