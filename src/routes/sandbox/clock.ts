@@ -33,7 +33,7 @@ export default async function clockControl (fastify: FastifyInstance): Promise<v
   }, async (request) => await repo.setClock(partnerOf(request), request.body))
 
   app.delete('/clock', {
-    schema: { tags: ['sandbox state'], operationId: 'resetClock', summary: "Return the partner's clock to real time", security: PARTNER_SECURITY, response: { 200: ref(Clock), ...errorResponses(401) } },
+    schema: { tags: ['sandbox state'], operationId: 'resetClock', summary: "Return the partner's clock to real time", description: 'Dates written from now on are real-time dates again; dates already written stay as they are.', security: PARTNER_SECURITY, response: { 200: ref(Clock), ...errorResponses(401) } },
     config
   }, async (request) => await repo.resetClock(partnerOf(request)))
 }

@@ -37,7 +37,7 @@ export default async function faultControl (fastify: FastifyInstance): Promise<v
   }, async (request) => await repo.addRule(partnerOf(request), request.body))
 
   app.delete('/faults/:faultId', {
-    schema: { tags: ['sandbox faults'], operationId: 'deleteFaultRule', summary: 'Delete a fault rule', security: PARTNER_SECURITY, params: FaultIdParam, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 401, 404) } },
+    schema: { tags: ['sandbox faults'], operationId: 'deleteFaultRule', summary: 'Delete a fault rule', description: 'The rule stops applying at once; an unknown id is a 404.', security: PARTNER_SECURITY, params: FaultIdParam, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 401, 404) } },
     config
   }, async (request, reply) => {
     await repo.removeRule(partnerOf(request), request.params.faultId)
@@ -45,7 +45,7 @@ export default async function faultControl (fastify: FastifyInstance): Promise<v
   })
 
   app.delete('/faults', {
-    schema: { tags: ['sandbox faults'], operationId: 'deleteFaultRules', summary: "Delete all the partner's fault rules", security: PARTNER_SECURITY, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401) } },
+    schema: { tags: ['sandbox faults'], operationId: 'deleteFaultRules', summary: "Delete all the partner's fault rules", description: 'Active and expired ones; other partners\' rules are untouched.', security: PARTNER_SECURITY, response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401) } },
     config
   }, async (request, reply) => {
     await repo.clearRules(partnerOf(request))
