@@ -104,3 +104,11 @@ t.test('a magic value stands only in its own field and as the exact value', asyn
   const unknown = await send(base, 'POST', '/api/accounts', headers, { customerId: CUSTOMER, productCode: 'SANDBOX-NOTHING' })
   t.equal(unknown.status, 400, 'an unknown SANDBOX- product code is still an unknown product')
 })
+
+t.test('a request with a magic value that fails validation gets its 400, not the magic outcome', async (t) => {
+  const { app, base } = await listen(t)
+  const headers = { authorization: `Bearer ${await tokenFor(app)}`, 'agent-id': '1001' }
+  const res = await send(base, 'POST', `/api/customers/${CUSTOMER}/messages`, headers, { message: 'SANDBOX-AFTER-502', fromDepartment: 'CI' })
+  t.equal(res.status, 400, 'fromPerson is missing')
+  t.equal(res.headers?.['sandbox-fault-applied'], undefined, 'no fault applied')
+})

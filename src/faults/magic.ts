@@ -102,8 +102,3 @@ const FAULT_BY_VALUE = new Map(OUTCOMES.map((o) => [o.value, parseFault(o.fault)
 export function magicFault (text: unknown): Fault | undefined {
   return typeof text === 'string' && text.startsWith('SANDBOX-') ? FAULT_BY_VALUE.get(text) : undefined
 }
-
-/** Whether a productCode is a magic value (the KnownProduct rule lets them through). */
-export function isMagicValue (text: unknown): boolean {
-  return magicFault(text) !== undefined
-}

@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The fault this request gets, once decided (Sandbox-Fault-Applied says which and from where). */
     fault: AppliedFault | null
+    /** A magic value noted in the body before validation; it applies only if the request gets that far. */
+    magicFault: AppliedFault | null
   }
 }
 
@@ -61,6 +63,7 @@ function headerFault (request: FastifyRequest): AppliedFault | undefined {
 async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: number }): Promise<void> {
   const { world, holdMs } = opts
   fastify.decorateRequest('fault', null)
+  fastify.decorateRequest('magicFault', null)
 
   // requests held by latency and timeout faults: a stop must not wait for them
   const waits = new Set<() => void>()
@@ -120,20 +123,25 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
     }
   }
 
-  const decideFor = (magicField: string | undefined) => (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+  /**
+   * A magic value in the route's field, noted before validation: a magic product code names no product,
+   * so it leaves the body (an operation that runs anyway, with after, opens a call account).
+   */
+  const noteMagicFor = (field: string) => (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const body = request.body as Record<string, unknown> | undefined
+    const fault = typeof body === 'object' && body !== null ? magicFault(body[field]) : undefined
+    if (fault !== undefined) {
+      request.magicFault = { fault, label: `${formatFault(fault)}; source=magic; field=${field}; value=${String(body![field])}`, dropped: false }
+      if (field === 'productCode') delete body!.productCode
+    }
+    done()
+  }
+
+  /** The request's fault, once validation and the Agent-Id check passed: its headers, else a magic value, else a rule. */
+  const decide = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     let applied: AppliedFault | undefined
     try {
-      applied = headerFault(request)
-      if (applied === undefined && magicField !== undefined) {
-        const body = request.body as Record<string, unknown>
-        const fault = magicFault(body[magicField])
-        if (fault !== undefined) {
-          applied = { fault, label: `${formatFault(fault)}; source=magic; field=${magicField}; value=${String(body[magicField])}`, dropped: false }
-          // a magic product code names no product: an operation that runs anyway opens a call account
-          if (magicField === 'productCode') delete body.productCode
-        }
-      }
-      applied ??= partnerRule(request)
+      applied = headerFault(request) ?? request.magicFault ?? partnerRule(request)
     } catch (err) {
       return done(err as Error)
     }
@@ -159,14 +167,14 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
     return JSON.stringify(errorBody(fault.status, err.message, requestPath(request), [], partnerNow(request)))
   }
 
-  // one step per magic field (and one for routes without): the HEAD route Fastify derives from a GET
-  // arrives with the GET's steps, which must not be added twice
-  const decide = new Map<string | undefined, ReturnType<typeof decideFor>>()
+  // one step per magic field: the HEAD route Fastify derives from a GET arrives with the GET's steps,
+  // which must not be added twice
+  const noteMagic = new Map(MAGIC_FIELDS.map((m) => [m.field, noteMagicFor(m.field)]))
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     const field = MAGIC_FIELDS.find((m) => m.route === route.url && methods.includes(m.method))?.field
-    if (!decide.has(field)) decide.set(field, decideFor(field))
-    addRouteHook(route, 'preHandler', decide.get(field)!)
+    if (field !== undefined) addRouteHook(route, 'preValidation', noteMagic.get(field)!)
+    addRouteHook(route, 'preHandler', decide)
     const onSend = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]
     if (!onSend.includes(afterOperation)) route.onSend = [...onSend, afterOperation]
   })
