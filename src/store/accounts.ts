@@ -5,11 +5,15 @@ import type { Party } from '../schemas/customers.js'
 import type { Product } from '../schemas/products.js'
 import type { Reference } from '../seed/fixtures.js'
 import type { AgentStore } from './agent.js'
-import { displayName } from './customers.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredAccount } from './records.js'
 import { todaySast } from '../clock.js'
 import type { Tenant, World } from './world.js'
+
+/** How a party is named on an account: given names and surname for an individual, else the name. */
+export function displayName (p: Party): string {
+  return p.entityTypeId === '1' && p.name2 !== undefined && p.name2 !== '' ? `${p.name2} ${p.name1}` : p.name1
+}
 
 export interface AccountSpec {
   customerId: string

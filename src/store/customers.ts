@@ -25,11 +25,6 @@ export function normaliseParty (p: Party, ref: Reference): Party {
   })
 }
 
-/** How a party is named on an account: given names and surname for an individual, else the name. */
-export function displayName (p: Party): string {
-  return p.entityTypeId === '1' && p.name2 !== undefined && p.name2 !== '' ? `${p.name2} ${p.name1}` : p.name1
-}
-
 /**
  * A new customer record built from a create request (spec 4.8) with its call account unless the
  * deprecated createCallAccount is false. Used by POST /api/customers and by the scenario generators.
