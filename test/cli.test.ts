@@ -157,6 +157,8 @@ t.test('the banner gives the API, docs and discovery URLs, the scenario and the 
   t.ok(entries.every((e) => typeof e.level === 'number' && typeof e.time === 'number'), 'stdout is JSON log lines only')
   t.ok(entries.some((e) => e.msg === 'stopping' && e.signal === 'SIGINT'))
   t.ok(entries.some((e) => e.msg === 'stopped'))
+  // package.json "engines": on the supported lines nothing (oidc-provider's "Unsupported runtime") warns
+  if (Number(process.versions.node.split('.')[0]) >= 22) t.notMatch(s.stderr(), /warn/i, 'a start prints no warning')
 })
 
 /** Waits until the server has read the headers of a request sent with Expect: 100-continue. */
