@@ -152,10 +152,10 @@ export function sandboxEnv (port: number, dataDir?: string, logLevel = LOG_LEVEL
   return env
 }
 
-export async function startSandbox (name: string, dataDir?: string, logLevel?: string, scenario?: string): Promise<Server> {
+export async function startSandbox (name: string, dataDir?: string, logLevel?: string, scenario?: string, extra: NodeJS.ProcessEnv = {}): Promise<Server> {
   const port = await freePort()
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
-  const env = sandboxEnv(port, dataDir, logLevel)
+  const env = { ...sandboxEnv(port, dataDir, logLevel), ...extra }
   if (scenario !== undefined) env.SANDBOX_SCENARIO = scenario
   return await Server.start(name, [...prof, 'dist/cli.js'], env, port)
 }

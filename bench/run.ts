@@ -4,7 +4,9 @@
 // bench/results/latest.json. Knobs (environment): BENCH_DURATION (seconds per target and workload,
 // default 10, split in 4 rounds), BENCH_WARMUP (default 3), BENCH_CONNECTIONS (default 50),
 // BENCH_LOG_LEVEL (default: the product's default, info), BENCH_CPU_PROF=1 (V8 CPU profiles of the
-// sandboxes in bench/results/profiles), BENCH_STRICT=1 (exit 1 when a target is missed).
+// sandboxes in bench/results/profiles), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_PARTNERS
+// (partners registered by bench/partners.ts, default 5000), BENCH_STARTS (cold starts of bench/startup.ts,
+// default 3). bench/durable.ts measures creates on the large scenario's partner with a data dir.
 // W1 and W2 also run against a third sandbox at LOG_LEVEL=warn (no per-request log line), for
 // information only: the targets are judged on the sandbox at the product's log level.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -12,6 +14,9 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
+import { largePartnerCreates } from './durable.js'
+import { manyPartners } from './partners.js'
+import { coldStarts } from './startup.js'
 import { AGENT_ID, CLIENT, CONNECTIONS, CPU_PROF, CUSTOMER_ID, DURATION, LOG_LEVEL, RESULTS, ROUNDS, TOKEN_PATH, W1_PATH, W2_PATH, WARMUP, compare, fmt, once, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, apiHeaders, clientToken, type Measured, type Server } from './harness.js'
 
 const TOKEN_CONNECTIONS = 10
@@ -23,7 +28,9 @@ const DEEP_PAGE = 4999
 const PRODUCT_LOG_LEVEL = 'info'
 const QUIET_LOG_LEVEL = 'warn'
 const STRICT = process.env.BENCH_STRICT === '1'
-const TARGETS = { w1: 0.6, w2: 0.6, w2Disk: 0.4, resetMs: 50 }
+// issue 14's goals: W1 and W2 against bare Fastify, W2 with a data dir against bare Fastify's W2, a create's
+// p99 on the large partner against the default one, cold start against bare Fastify's, many partners
+const TARGETS = { w1: 0.7, w2: 0.6, w2Disk: 0.5, resetMs: 50, largeP99: 2, start: 1.5, tokenAfterMs: 500, partnersMb: 1024, restartMs: 10_000 }
 /** A page of agent 1001's customers (the paging-depth figure, on the large scenario). */
 async function customerPage (server: Server, page: number): Promise<autocannon.Options> {
   return { url: `${server.base}/api/customers?page=${page}&size=${PAGE_SIZE}`, headers: await apiHeaders(server) }
@@ -158,6 +165,12 @@ async function main (): Promise<void> {
     await large.stop()
     servers.splice(servers.indexOf(large), 1)
 
+    const largeW2 = await largePartnerCreates()
+    say('cold starts: the sandbox and the baseline, one after another')
+    const starts = await coldStarts(banksFile)
+    say(`many partners: ${process.env.BENCH_PARTNERS ?? 5000} registered with a data dir, then a restart`)
+    const partners = await manyPartners()
+
     say(`resets: ${RESETS} in memory, ${RESETS} with a data dir`)
     const resetMemory = await resets(memory)
     const resetDisk = await resets(diskAgain)
@@ -166,7 +179,10 @@ async function main (): Promise<void> {
     const ratios = {
       w1: w1.sandbox.rps / w1.baseline.rps,
       w2: w2.sandbox.rps / w2.baseline.rps,
-      w2Disk: w2.sandboxDisk.rps / w2.sandbox.rps,
+      w2Disk: w2.sandboxDisk.rps / w2.baseline.rps,
+      w2DiskOfMemory: w2.sandboxDisk.rps / w2.sandbox.rps,
+      largeP99: largeW2.latencyMs.p99 / w2.sandboxDisk.latencyMs.p99,
+      start: starts.sandboxMs / starts.baselineMs,
       w1Cpu: w1.baseline.cpuUsPerRequest / w1.sandbox.cpuUsPerRequest,
       w2Cpu: w2.baseline.cpuUsPerRequest / w2.sandbox.cpuUsPerRequest,
       w1Quiet: w1.sandboxQuiet.rps / w1.baseline.rps,
@@ -176,6 +192,11 @@ async function main (): Promise<void> {
       w1: ratios.w1 >= TARGETS.w1,
       w2: ratios.w2 >= TARGETS.w2,
       w2Disk: ratios.w2Disk >= TARGETS.w2Disk,
+      largeP99: ratios.largeP99 <= TARGETS.largeP99,
+      start: ratios.start <= TARGETS.start,
+      tokenAfter: starts.tokenAfterMs <= TARGETS.tokenAfterMs,
+      partnersMemory: partners.rssBeforeMb + partners.mbPerPartner * 5000 <= TARGETS.partnersMb,
+      partnersRestart: partners.restartToAllServedMs <= TARGETS.restartMs,
       resetMemory: resetMemory.medianMs < TARGETS.resetMs,
       resetDisk: resetDisk.medianMs < TARGETS.resetMs
     }
@@ -195,7 +216,7 @@ async function main (): Promise<void> {
     lines.push('')
     lines.push(table([
       ['Workload', 'sandbox req/s', 'baseline req/s', 'ratio', 'target', 'sandbox p50/p99 ms', 'baseline p50/p99 ms', 'CPU us/req sandbox', 'CPU us/req baseline'],
-      [`W1 GET ${W1_PATH}`, fmt(w1.sandbox.rps), fmt(w1.baseline.rps), pct(ratios.w1), `>=60% ${verdict(met.w1)}`, lat(w1.sandbox), lat(w1.baseline), fmt(w1.sandbox.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
+      [`W1 GET ${W1_PATH}`, fmt(w1.sandbox.rps), fmt(w1.baseline.rps), pct(ratios.w1), `>=70% ${verdict(met.w1)}`, lat(w1.sandbox), lat(w1.baseline), fmt(w1.sandbox.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
       ['W2 POST /api/customers/{id}/messages', fmt(w2.sandbox.rps), fmt(w2.baseline.rps), pct(ratios.w2), `>=60% ${verdict(met.w2)}`, lat(w2.sandbox), lat(w2.baseline), fmt(w2.sandbox.cpuUsPerRequest), fmt(w2.baseline.cpuUsPerRequest)],
       [`W1, sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} (info only)`, fmt(w1.sandboxQuiet.rps), fmt(w1.baseline.rps), pct(ratios.w1Quiet), '', lat(w1.sandboxQuiet), lat(w1.baseline), fmt(w1.sandboxQuiet.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
       [`W2, sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} (info only)`, fmt(w2.sandboxQuiet.rps), fmt(w2.baseline.rps), pct(ratios.w2Quiet), '', lat(w2.sandboxQuiet), lat(w2.baseline), fmt(w2.sandboxQuiet.cpuUsPerRequest), fmt(w2.baseline.cpuUsPerRequest)]
@@ -206,7 +227,7 @@ async function main (): Promise<void> {
     lines.push(table([
       ['Figure', 'value', 'target'],
       ['W2-disk (SANDBOX_DATA_DIR) req/s', fmt(w2.sandboxDisk.rps), ''],
-      ['W2-disk as a share of in-memory W2', pct(ratios.w2Disk), `>=40% ${verdict(met.w2Disk)}`],
+      ['W2-disk as a share of in-memory W2', pct(ratios.w2DiskOfMemory), ''],
       ['W2-disk latency p50 / p99 ms', lat(w2.sandboxDisk), ''],
       ['W2-disk CPU us/req', fmt(w2.sandboxDisk.cpuUsPerRequest), ''],
       ['W2-disk partner file size at the end of a round (largest) KB', fmt(diskFileBytes / 1024), ''],
@@ -225,7 +246,20 @@ async function main (): Promise<void> {
       ['RSS after load MB: sandbox memory / sandbox disk / baseline', `${fmt(loadedRss.sandboxMemory)} / ${fmt(loadedRss.sandboxDisk)} / ${fmt(loadedRss.baseline)}`, ''],
       ['RSS at the end MB (after resets; disk sandbox restarted)', `${fmt(finalRss.sandboxMemory)} / ${fmt(finalRss.sandboxDisk)} / ${fmt(finalRss.baseline)}`, '']
     ]))
-    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
+    lines.push('')
+    lines.push('Issue 14 figures, beside bare Fastify and the goal:')
+    lines.push(table([
+      ['Figure', 'sandbox', 'bare Fastify', 'result', 'goal'],
+      ['W1 req/s', fmt(w1.sandbox.rps), fmt(w1.baseline.rps), pct(ratios.w1), `>=70% ${verdict(met.w1)}`],
+      ['W2 in memory req/s', fmt(w2.sandbox.rps), fmt(w2.baseline.rps), pct(ratios.w2), `>=60% ${verdict(met.w2)}`],
+      ['W2 with a data dir req/s', fmt(w2.sandboxDisk.rps), fmt(w2.baseline.rps), pct(ratios.w2Disk), `>=50% ${verdict(met.w2Disk)}`],
+      ['W2 with a data dir, p99 ms: large partner / default partner', `${fmt(largeW2.latencyMs.p99, 1)} / ${fmt(w2.sandboxDisk.latencyMs.p99, 1)}`, fmt(w2.baseline.latencyMs.p99, 1), `${fmt(ratios.largeP99, 2)}x`, `<=2x ${verdict(met.largeP99)}`],
+      ['Cold start to the first /health 200 ms (median)', fmt(starts.sandboxMs), `${fmt(starts.baselineMs)} (tsx)`, `${fmt(ratios.start, 2)}x`, `<=1.5x ${verdict(met.start)}`],
+      ['then to the first issued token ms', fmt(starts.tokenAfterMs), '', '', `<=500 ms ${verdict(met.tokenAfter)}`],
+      [`${fmt(partners.count)} partners (default scenario, data dir): RSS MB, MB per partner`, `${fmt(partners.rssAfterMb)}, ${fmt(partners.mbPerPartner, 3)}`, '', `${fmt(partners.rssBeforeMb + partners.mbPerPartner * 5000)} MB at 5,000`, `<=1 GB ${verdict(met.partnersMemory)}`],
+      ['restart until every partner is served ms (to /health)', `${fmt(partners.restartToAllServedMs)} (${fmt(partners.restartToHealthMs)})`, '', `data dir ${fmt(partners.diskMb)} MB`, `<=10 s ${verdict(met.partnersRestart)}`]
+    ]))
+    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(largeW2), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
     if (tokens.non2xx + tokens.errors > 0) problems.push(`  !! token endpoint: non-2xx ${tokens.non2xx}, errors ${tokens.errors}`)
     if (problems.length > 0) lines.push('', 'Failed requests (not counted in req/s):', ...problems)
     const missed = Object.entries(met).filter(([, ok]) => !ok).map(([k]) => k)
@@ -246,6 +280,9 @@ async function main (): Promise<void> {
       tokens,
       paging: { pageSize: PAGE_SIZE, deepPage: DEEP_PAGE, ...paging },
       resets: { memory: resetMemory, dataDir: resetDisk },
+      largeW2,
+      coldStarts: starts,
+      partners,
       w2DiskFileBytes: diskFileBytes,
       startupMs: { memory: memory.startupMs, emptyDataDir: disk.startupMs, dataDirAfterLoad: diskAgain.startupMs, dataDirMessages: diskMessages, baseline: baseline.startupMs },
       startupCpuMs: { memory: memory.startupCpuMs, emptyDataDir: disk.startupCpuMs, dataDirAfterLoad: diskAgain.startupCpuMs, baseline: baseline.startupCpuMs },
