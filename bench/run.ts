@@ -4,302 +4,36 @@
 // bench/results/latest.json. Knobs (environment): BENCH_DURATION (seconds per target and workload,
 // default 10, split in 4 rounds), BENCH_WARMUP (default 3), BENCH_CONNECTIONS (default 50),
 // BENCH_LOG_LEVEL (default: the product's default, info), BENCH_CPU_PROF=1 (V8 CPU profiles of the
-// sandboxes in bench/results/profiles), BENCH_STRICT=1 (exit 1 when a target is missed).
+// sandboxes in bench/results/profiles), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_PARTNERS
+// (partners registered by bench/partners.ts, default 5000), BENCH_STARTS (cold starts of bench/startup.ts,
+// default 3). bench/durable.ts measures creates on the large scenario's partner with a data dir.
 // W1 and W2 also run against a third sandbox at LOG_LEVEL=warn (no per-request log line), for
 // information only: the targets are judged on the sandbox at the product's log level.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { get } from 'node:http'
-import { createServer } from 'node:net'
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { largePartnerCreates } from './durable.js'
+import { manyPartners } from './partners.js'
+import { coldStarts } from './startup.js'
+import { AGENT_ID, CLIENT, CONNECTIONS, CPU_PROF, CUSTOMER_ID, DURATION, LOG_LEVEL, RESULTS, ROUNDS, TOKEN_PATH, W1_PATH, W2_PATH, WARMUP, compare, fmt, once, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, apiHeaders, clientToken, type Measured, type Server } from './harness.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const RESULTS = join(ROOT, 'bench', 'results')
-const HOST = '127.0.0.1'
-const TOKEN_PATH = '/auth/realms/sandbox/protocol/openid-connect/token'
-const CLIENT = { id: 'partner-a', secret: 'partner-a-secret' }
-const AGENT_ID = '1001'
-const CUSTOMER_ID = '1001100000001'
-const W1_PATH = '/api/banks?page=0&size=10'
-const W2_PATH = `/api/customers/${CUSTOMER_ID}/messages`
-const MESSAGE = JSON.stringify({ message: 'YOUR STATEMENT FOR OCTOBER IS READY.', fromDepartment: 'CARD SERVICES', fromPerson: 'THANDI MOKOENA' })
-
-const DURATION = positive('BENCH_DURATION', 10)
-const ROUNDS = 4
-const WARMUP = positive('BENCH_WARMUP', 3)
-const CONNECTIONS = positive('BENCH_CONNECTIONS', 50)
 const TOKEN_CONNECTIONS = 10
 const TOKEN_DURATION = 5
 const RESETS = 20
 // the large scenario: 100,000 customers of agent 1001, so page 4999 of size 20 is the last one
 const PAGE_SIZE = 20
 const DEEP_PAGE = 4999
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL
 const PRODUCT_LOG_LEVEL = 'info'
 const QUIET_LOG_LEVEL = 'warn'
-const CPU_PROF = process.env.BENCH_CPU_PROF === '1'
 const STRICT = process.env.BENCH_STRICT === '1'
-const TARGETS = { w1: 0.6, w2: 0.6, w2Disk: 0.4, resetMs: 50 }
-const CLK_TCK = clockTicks()
-
-function positive (name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const n = Number(raw)
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, not "${raw}"`)
-  return n
-}
-
-function clockTicks (): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
-  } catch {
-    return 100
-  }
-}
-
-const say = (line: string): void => { process.stderr.write(`${line}\n`) }
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, HOST, () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-function healthStatus (port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const req = get({ host: HOST, port, path: '/health', agent: false, timeout: 1000 }, (res) => {
-      res.resume()
-      resolve(res.statusCode ?? 0)
-    })
-    req.on('timeout', () => req.destroy())
-    req.on('error', () => resolve(0))
-  })
-}
-
-/** A server under test: a child process of its own, on a free loopback port. */
-class Server {
-  stderr = ''
-  exited: number | null | undefined
-  startupMs = 0
-  /** CPU time the process had used when it first answered /health with 200. */
-  startupCpuMs = 0
-
-  private constructor (readonly name: string, readonly port: number, readonly proc: ChildProcess) {
-    proc.stderr?.setEncoding('utf8')
-    proc.stderr?.on('data', (chunk: string) => { this.stderr = (this.stderr + chunk).slice(-8000) })
-    proc.once('exit', (code, signal) => { this.exited = code ?? (signal === null ? -1 : 128) })
-  }
-
-  get base (): string { return `http://${HOST}:${this.port}` }
-  get pid (): number { return this.proc.pid! }
-
-  /** Spawns the process and waits for the first 200 on /health; startupMs is from spawn to that answer. */
-  static async start (name: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Server> {
-    const t0 = performance.now()
-    const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
-    const server = new Server(name, port, proc)
-    const deadline = t0 + 60_000
-    for (;;) {
-      if (server.exited !== undefined) throw new Error(`${name} exited (${server.exited}) before answering /health:\n${server.stderr}`)
-      if (await healthStatus(port) === 200) break
-      if (performance.now() > deadline) {
-        await server.stop()
-        throw new Error(`${name} did not answer /health with 200 within 60 s:\n${server.stderr}`)
-      }
-      await pause(5)
-    }
-    server.startupMs = performance.now() - t0
-    server.startupCpuMs = server.cpuSeconds() * 1000
-    return server
-  }
-
-  /** Resident set size in MB (Linux /proc, else ps). */
-  rssMb (): number {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'))
-      if (m !== null) return Number(m[1]) / 1024
-    } catch { /* not Linux */ }
-    return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(this.pid)], { encoding: 'utf8' }).trim()) / 1024
-  }
-
-  /** CPU seconds (user + system) the process has used so far; NaN where /proc is missing. */
-  cpuSeconds (): number {
-    try {
-      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      return (Number(fields[11]) + Number(fields[12])) / CLK_TCK
-    } catch {
-      return Number.NaN
-    }
-  }
-
-  /** SIGTERM (the sandbox stops gracefully and flushes its store), SIGKILL after 15 s. */
-  async stop (): Promise<void> {
-    if (this.exited !== undefined) return
-    const exited = new Promise<void>((resolve) => this.proc.once('exit', () => resolve()))
-    this.proc.kill('SIGTERM')
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 15_000)
-    await exited
-    clearTimeout(timer)
-  }
-}
-
-/** The environment of a sandbox: none of the caller's sandbox options leak in, only what the bench sets. */
-function sandboxEnv (port: number, dataDir?: string, logLevel = LOG_LEVEL): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(PORT|HOST|PUBLIC_URL|LOG_LEVEL|SANDBOX_.*|NODE_OPTIONS)$/.test(k)) continue
-    env[k] = v
-  }
-  env.PORT = String(port)
-  env.HOST = HOST
-  env.PUBLIC_URL = `http://${HOST}:${port}`
-  if (logLevel !== undefined) env.LOG_LEVEL = logLevel
-  if (dataDir !== undefined) env.SANDBOX_DATA_DIR = dataDir
-  return env
-}
-
-async function startSandbox (name: string, dataDir?: string, logLevel?: string, scenario?: string): Promise<Server> {
-  const port = await freePort()
-  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
-  const env = sandboxEnv(port, dataDir, logLevel)
-  if (scenario !== undefined) env.SANDBOX_SCENARIO = scenario
-  return await Server.start(name, [...prof, 'dist/cli.js'], env, port)
-}
-
+// issue 14's goals: W1 and W2 against bare Fastify, W2 with a data dir against bare Fastify's W2, a create's
+// p99 on the large partner against the default one, cold start against bare Fastify's, many partners
+const TARGETS = { w1: 0.7, w2: 0.6, w2Disk: 0.5, resetMs: 50, largeP99: 2, start: 1.5, tokenAfterMs: 500, partnersMb: 1024, restartMs: 10_000 }
 /** A page of agent 1001's customers (the paging-depth figure, on the large scenario). */
 async function customerPage (server: Server, page: number): Promise<autocannon.Options> {
   return { url: `${server.base}/api/customers?page=${page}&size=${PAGE_SIZE}`, headers: await apiHeaders(server) }
-}
-
-async function startBaseline (banksFile: string): Promise<Server> {
-  const port = await freePort()
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST, BASELINE_BANKS_FILE: banksFile }
-  delete env.NODE_OPTIONS
-  return await Server.start('baseline', ['--import', 'tsx', 'bench/baseline.ts'], env, port)
-}
-
-async function clientToken (server: Server): Promise<string> {
-  const res = await fetch(`${server.base}${TOKEN_PATH}`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials&scope=openid'
-  })
-  if (res.status !== 200) throw new Error(`${server.name}: token request answered ${res.status}: ${await res.text()}`)
-  return ((await res.json()) as { access_token: string }).access_token
-}
-
-/** A partner's request headers: a real access token of `tokens` (the baseline gets the same bytes and ignores them). */
-async function apiHeaders (tokens: Server): Promise<Record<string, string>> {
-  return { authorization: `Bearer ${await clientToken(tokens)}`, 'agent-id': AGENT_ID }
-}
-
-async function w1Options (server: Server, tokens = server): Promise<autocannon.Options> {
-  return { url: `${server.base}${W1_PATH}`, headers: await apiHeaders(tokens) }
-}
-
-async function w2Options (server: Server, tokens = server): Promise<autocannon.Options> {
-  return { url: `${server.base}${W2_PATH}`, method: 'POST', headers: { ...await apiHeaders(tokens), 'content-type': 'application/json' }, body: MESSAGE }
-}
-
-/** Back to the start of the default scenario (the messages of earlier rounds go). */
-async function reset (server: Server): Promise<void> {
-  const res = await fetch(`${server.base}/__sandbox/reset`, { method: 'POST', headers: { authorization: `Bearer ${await clientToken(server)}` } })
-  await res.arrayBuffer()
-  if (res.status !== 200) throw new Error(`${server.name}: reset answered ${res.status}`)
-}
-
-async function once (o: autocannon.Options): Promise<{ status: number, text: string }> {
-  const res = await fetch(o.url, { method: o.method ?? 'GET', headers: o.headers, body: o.body })
-  return { status: res.status, text: await res.text() }
-}
-
-interface Measured {
-  /** 2xx answers per second over the measured rounds. */
-  rps: number
-  ok: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  seconds: number
-  latencyMs: { p50: number, p90: number, p99: number, max: number, average: number }
-  /** CPU time of the server process per 2xx answer, in microseconds (the figure least moved by other load). */
-  cpuUsPerRequest: number
-  statusCodes: Record<string, number>
-  rounds: Array<{ rps: number, ok: number, seconds: number, after: number }>
-}
-
-interface Contender {
-  key: string
-  server: Server
-  /** The run's options, made again for every run (a fresh access token each time: long runs outlive a token). */
-  options: () => Promise<autocannon.Options>
-  /** Run before each measured round (after the warm-up too). */
-  before?: () => Promise<void>
-  /** Run after each measured round; its answer is kept in the round's figures. */
-  after?: () => number
-}
-
-/**
- * Warm-up for each, then ROUNDS rounds of DURATION/ROUNDS seconds each, the order reversed every
- * round (A B C, C B A) so that no contender always runs first or last.
- */
-async function compare (label: string, contenders: Contender[], connections = CONNECTIONS): Promise<Record<string, Measured>> {
-  for (const c of contenders) {
-    say(`${label}: warm-up ${c.key} (${WARMUP} s)`)
-    await autocannon({ ...await c.options(), connections, duration: WARMUP, skipAggregateResult: true })
-  }
-  const raw = new Map<string, autocannon.RawResult[]>(contenders.map((c) => [c.key, []]))
-  const cpu = new Map<string, number>(contenders.map((c) => [c.key, 0]))
-  const after = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
-  for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? contenders : [...contenders].reverse()
-    for (const c of order) {
-      await c.before?.()
-      const options = await c.options()
-      await pause(500)
-      const before = c.server.cpuSeconds()
-      const result = await autocannon({ ...options, connections, duration: DURATION / ROUNDS, skipAggregateResult: true })
-      cpu.set(c.key, cpu.get(c.key)! + c.server.cpuSeconds() - before)
-      raw.get(c.key)!.push(result)
-      after.get(c.key)!.push(c.after?.() ?? Number.NaN)
-      say(`${label}: round ${r + 1}/${ROUNDS} ${c.key}: ${Math.round(result['2xx'] / result.duration)} req/s` +
-        (result.non2xx + result.errors > 0 ? ` (non-2xx ${result.non2xx}, errors ${result.errors})` : ''))
-    }
-  }
-  const out: Record<string, Measured> = {}
-  for (const c of contenders) {
-    const runs = raw.get(c.key)!
-    const merged = autocannon.aggregateResult(runs, { url: (await c.options()).url, connections })
-    const ok = runs.reduce((n, x) => n + x['2xx'], 0)
-    const seconds = runs.reduce((n, x) => n + x.duration, 0)
-    const statusCodes: Record<string, number> = {}
-    for (const [code, s] of Object.entries(merged.statusCodeStats)) statusCodes[code] = s.count
-    out[c.key] = {
-      rps: ok / seconds,
-      ok,
-      non2xx: merged.non2xx,
-      errors: merged.errors,
-      timeouts: merged.timeouts,
-      seconds,
-      latencyMs: { p50: merged.latency.p50, p90: merged.latency.p90, p99: merged.latency.p99, max: merged.latency.max, average: merged.latency.average },
-      cpuUsPerRequest: ok > 0 ? cpu.get(c.key)! * 1e6 / ok : Number.NaN,
-      statusCodes,
-      rounds: runs.map((x, i) => ({ rps: x['2xx'] / x.duration, ok: x['2xx'], seconds: x.duration, after: after.get(c.key)![i] }))
-    }
-  }
-  return out
 }
 
 interface ResetStats { count: number, medianMs: number, maxMs: number, minMs: number, cpuMsPerReset: number, allMs: number[] }
@@ -332,18 +66,6 @@ async function messageCount (server: Server): Promise<number> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-
-const fmt = (n: number, digits = 0): string => Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : 'n/a'
-const pct = (x: number): string => `${(x * 100).toFixed(1)}%`
-const verdict = (ok: boolean): string => ok ? 'met' : 'MISSED'
-
-function table (rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)))
-  return rows.map((r, j) => {
-    const line = r.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join('  ')
-    return j === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line
-  }).join('\n')
-}
 
 async function main (): Promise<void> {
   const started = new Date()
@@ -443,6 +165,12 @@ async function main (): Promise<void> {
     await large.stop()
     servers.splice(servers.indexOf(large), 1)
 
+    const largeW2 = await largePartnerCreates()
+    say('cold starts: the sandbox and the baseline, one after another')
+    const starts = await coldStarts(banksFile)
+    say(`many partners: ${process.env.BENCH_PARTNERS ?? 5000} registered with a data dir, then a restart`)
+    const partners = await manyPartners()
+
     say(`resets: ${RESETS} in memory, ${RESETS} with a data dir`)
     const resetMemory = await resets(memory)
     const resetDisk = await resets(diskAgain)
@@ -451,7 +179,10 @@ async function main (): Promise<void> {
     const ratios = {
       w1: w1.sandbox.rps / w1.baseline.rps,
       w2: w2.sandbox.rps / w2.baseline.rps,
-      w2Disk: w2.sandboxDisk.rps / w2.sandbox.rps,
+      w2Disk: w2.sandboxDisk.rps / w2.baseline.rps,
+      w2DiskOfMemory: w2.sandboxDisk.rps / w2.sandbox.rps,
+      largeP99: largeW2.latencyMs.p99 / w2.sandboxDisk.latencyMs.p99,
+      start: starts.sandboxMs / starts.baselineMs,
       w1Cpu: w1.baseline.cpuUsPerRequest / w1.sandbox.cpuUsPerRequest,
       w2Cpu: w2.baseline.cpuUsPerRequest / w2.sandbox.cpuUsPerRequest,
       w1Quiet: w1.sandboxQuiet.rps / w1.baseline.rps,
@@ -461,6 +192,11 @@ async function main (): Promise<void> {
       w1: ratios.w1 >= TARGETS.w1,
       w2: ratios.w2 >= TARGETS.w2,
       w2Disk: ratios.w2Disk >= TARGETS.w2Disk,
+      largeP99: ratios.largeP99 <= TARGETS.largeP99,
+      start: ratios.start <= TARGETS.start,
+      tokenAfter: starts.tokenAfterMs <= TARGETS.tokenAfterMs,
+      partnersMemory: partners.rssBeforeMb + partners.mbPerPartner * 5000 <= TARGETS.partnersMb,
+      partnersRestart: partners.restartToAllServedMs <= TARGETS.restartMs,
       resetMemory: resetMemory.medianMs < TARGETS.resetMs,
       resetDisk: resetDisk.medianMs < TARGETS.resetMs
     }
@@ -480,7 +216,7 @@ async function main (): Promise<void> {
     lines.push('')
     lines.push(table([
       ['Workload', 'sandbox req/s', 'baseline req/s', 'ratio', 'target', 'sandbox p50/p99 ms', 'baseline p50/p99 ms', 'CPU us/req sandbox', 'CPU us/req baseline'],
-      [`W1 GET ${W1_PATH}`, fmt(w1.sandbox.rps), fmt(w1.baseline.rps), pct(ratios.w1), `>=60% ${verdict(met.w1)}`, lat(w1.sandbox), lat(w1.baseline), fmt(w1.sandbox.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
+      [`W1 GET ${W1_PATH}`, fmt(w1.sandbox.rps), fmt(w1.baseline.rps), pct(ratios.w1), `>=70% ${verdict(met.w1)}`, lat(w1.sandbox), lat(w1.baseline), fmt(w1.sandbox.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
       ['W2 POST /api/customers/{id}/messages', fmt(w2.sandbox.rps), fmt(w2.baseline.rps), pct(ratios.w2), `>=60% ${verdict(met.w2)}`, lat(w2.sandbox), lat(w2.baseline), fmt(w2.sandbox.cpuUsPerRequest), fmt(w2.baseline.cpuUsPerRequest)],
       [`W1, sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} (info only)`, fmt(w1.sandboxQuiet.rps), fmt(w1.baseline.rps), pct(ratios.w1Quiet), '', lat(w1.sandboxQuiet), lat(w1.baseline), fmt(w1.sandboxQuiet.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
       [`W2, sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} (info only)`, fmt(w2.sandboxQuiet.rps), fmt(w2.baseline.rps), pct(ratios.w2Quiet), '', lat(w2.sandboxQuiet), lat(w2.baseline), fmt(w2.sandboxQuiet.cpuUsPerRequest), fmt(w2.baseline.cpuUsPerRequest)]
@@ -491,7 +227,7 @@ async function main (): Promise<void> {
     lines.push(table([
       ['Figure', 'value', 'target'],
       ['W2-disk (SANDBOX_DATA_DIR) req/s', fmt(w2.sandboxDisk.rps), ''],
-      ['W2-disk as a share of in-memory W2', pct(ratios.w2Disk), `>=40% ${verdict(met.w2Disk)}`],
+      ['W2-disk as a share of in-memory W2', pct(ratios.w2DiskOfMemory), ''],
       ['W2-disk latency p50 / p99 ms', lat(w2.sandboxDisk), ''],
       ['W2-disk CPU us/req', fmt(w2.sandboxDisk.cpuUsPerRequest), ''],
       ['W2-disk partner file size at the end of a round (largest) KB', fmt(diskFileBytes / 1024), ''],
@@ -510,7 +246,20 @@ async function main (): Promise<void> {
       ['RSS after load MB: sandbox memory / sandbox disk / baseline', `${fmt(loadedRss.sandboxMemory)} / ${fmt(loadedRss.sandboxDisk)} / ${fmt(loadedRss.baseline)}`, ''],
       ['RSS at the end MB (after resets; disk sandbox restarted)', `${fmt(finalRss.sandboxMemory)} / ${fmt(finalRss.sandboxDisk)} / ${fmt(finalRss.baseline)}`, '']
     ]))
-    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
+    lines.push('')
+    lines.push('Issue 14 figures, beside bare Fastify and the goal:')
+    lines.push(table([
+      ['Figure', 'sandbox', 'bare Fastify', 'result', 'goal'],
+      ['W1 req/s', fmt(w1.sandbox.rps), fmt(w1.baseline.rps), pct(ratios.w1), `>=70% ${verdict(met.w1)}`],
+      ['W2 in memory req/s', fmt(w2.sandbox.rps), fmt(w2.baseline.rps), pct(ratios.w2), `>=60% ${verdict(met.w2)}`],
+      ['W2 with a data dir req/s', fmt(w2.sandboxDisk.rps), fmt(w2.baseline.rps), pct(ratios.w2Disk), `>=50% ${verdict(met.w2Disk)}`],
+      ['W2 with a data dir, p99 ms: large partner / default partner', `${fmt(largeW2.latencyMs.p99, 1)} / ${fmt(w2.sandboxDisk.latencyMs.p99, 1)}`, fmt(w2.baseline.latencyMs.p99, 1), `${fmt(ratios.largeP99, 2)}x`, `<=2x ${verdict(met.largeP99)}`],
+      ['Cold start to the first /health 200 ms (median)', fmt(starts.sandboxMs), `${fmt(starts.baselineMs)} (tsx)`, `${fmt(ratios.start, 2)}x`, `<=1.5x ${verdict(met.start)}`],
+      ['then to the first issued token ms', fmt(starts.tokenAfterMs), '', '', `<=500 ms ${verdict(met.tokenAfter)}`],
+      [`${fmt(partners.count)} partners (default scenario, data dir): RSS MB, MB per partner`, `${fmt(partners.rssAfterMb)}, ${fmt(partners.mbPerPartner, 3)}`, '', `${fmt(partners.rssBeforeMb + partners.mbPerPartner * 5000)} MB at 5,000`, `<=1 GB ${verdict(met.partnersMemory)}`],
+      ['restart until every partner is served ms (to /health)', `${fmt(partners.restartToAllServedMs)} (${fmt(partners.restartToHealthMs)})`, '', `data dir ${fmt(partners.diskMb)} MB`, `<=10 s ${verdict(met.partnersRestart)}`]
+    ]))
+    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(largeW2), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
     if (tokens.non2xx + tokens.errors > 0) problems.push(`  !! token endpoint: non-2xx ${tokens.non2xx}, errors ${tokens.errors}`)
     if (problems.length > 0) lines.push('', 'Failed requests (not counted in req/s):', ...problems)
     const missed = Object.entries(met).filter(([, ok]) => !ok).map(([k]) => k)
@@ -531,6 +280,9 @@ async function main (): Promise<void> {
       tokens,
       paging: { pageSize: PAGE_SIZE, deepPage: DEEP_PAGE, ...paging },
       resets: { memory: resetMemory, dataDir: resetDisk },
+      largeW2,
+      coldStarts: starts,
+      partners,
       w2DiskFileBytes: diskFileBytes,
       startupMs: { memory: memory.startupMs, emptyDataDir: disk.startupMs, dataDirAfterLoad: diskAgain.startupMs, dataDirMessages: diskMessages, baseline: baseline.startupMs },
       startupCpuMs: { memory: memory.startupCpuMs, emptyDataDir: disk.startupCpuMs, dataDirAfterLoad: diskAgain.startupCpuMs, baseline: baseline.startupCpuMs },

@@ -7,6 +7,7 @@ import authHooks from './plugins/auth.js'
 import { DOCS_PATH } from './docs/paths.js'
 import docs from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
+import { lazySerializers } from './plugins/lazy-serializers.js'
 import { logDestination } from './plugins/log-stream.js'
 import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
 import store from './plugins/store.js'
@@ -51,7 +52,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     // the large scenario builds 100,000 customers while the store plugin loads: on a busy machine that
     // can take longer than avvio's default 10 s per plugin
     pluginTimeout: 120_000,
-    ajv: { customOptions: AJV_OPTIONS, plugins: AJV_PLUGINS }
+    ajv: { customOptions: AJV_OPTIONS, plugins: AJV_PLUGINS },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } }
   }
 }
 

@@ -15,7 +15,7 @@ export const ConfigSchema = Type.Object({
   publicUrl: option(Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'URL clients use to reach the sandbox (issuer and docs links); default http://localhost:{port}' })), 'PUBLIC_URL', 'public-url'),
   scenario: option(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', default: 'default', description: 'Scenario loaded at first start (see scenarios/)' }), 'SANDBOX_SCENARIO', 'scenario'),
   seed: option(Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description: "Seed for generated data; default the scenario's own seed" })), 'SANDBOX_SEED', 'seed'),
-  dataDir: option(Type.Optional(Type.String({ minLength: 1, description: 'Directory for durable data (one JSON file per partner, signing keys); in memory when unset' })), 'SANDBOX_DATA_DIR', 'data-dir'),
+  dataDir: option(Type.Optional(Type.String({ minLength: 1, description: 'Directory for durable data (per partner a JSON snapshot and a change log; signing keys); in memory when unset' })), 'SANDBOX_DATA_DIR', 'data-dir'),
   adminToken: option(Type.Optional(Type.String({ minLength: 16, description: 'Bearer token for the operator endpoints under /__sandbox/admin; disabled when unset' })), 'SANDBOX_ADMIN_TOKEN', 'admin-token'),
   tokenTtl: option(Type.Integer({ minimum: 10, maximum: 86400, default: 300, description: 'Access token lifetime in seconds' }), 'SANDBOX_TOKEN_TTL', 'token-ttl'),
   signingKey: option(Type.Optional(Type.String({ minLength: 1, description: 'RSA private key (PEM or JWK JSON) that signs tokens; generated (and kept in the data dir) when unset' })), 'SANDBOX_SIGNING_KEY', 'signing-key'),

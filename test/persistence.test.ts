@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { logGenerations, readPartnerFiles } from '../src/store/persistence.js'
 import { serialise } from '../src/store/serialise.js'
 import type { PartnerSnapshot } from '../src/store/records.js'
 import { api, build, tokenFor, PARTNER_B } from './helper.js'
@@ -18,6 +19,18 @@ const fileOf = (dir: string, partnerId: string): string => join(dir, 'partners',
 const readPartner = (dir: string, partnerId: string): PartnerSnapshot => JSON.parse(readFileSync(fileOf(dir, partnerId), 'utf8'))
 const bytesOf = (app: FastifyInstance, partnerId: string): string => serialise(app.world.partner(partnerId)!.snapshot())
 
+/** A partner's data as its files hold it (snapshot + logs replayed), read without changing them. */
+async function onDisk (dir: string, partnerId: string): Promise<unknown> {
+  const partners = join(dir, 'partners')
+  return (await readPartnerFiles(partners, partnerId, logGenerations(readdirSync(partners)).get(partnerId) ?? [])).data
+}
+/** The bytes of all of a partner's files (a quick "is it written down" check). */
+function filesText (dir: string, partnerId: string): string {
+  const partners = join(dir, 'partners')
+  return readdirSync(partners).filter((f) => f.startsWith(`${partnerId}.`)).map((f) => readFileSync(join(partners, f), 'utf8')).join('\n')
+}
+const jsonOf = (app: FastifyInstance, partnerId: string): unknown => JSON.parse(bytesOf(app, partnerId))
+
 let n = 0
 function customerBody (): Record<string, unknown> {
   n += 1
@@ -27,17 +40,16 @@ function customerBody (): Record<string, unknown> {
   }
 }
 
-/** Counts the writes of each partner file: the lowdb adapter of every file the store has opened. */
+/** Counts the log appends of each partner (one per batch): every file the store has opened. */
 function countWrites (app: FastifyInstance): Map<string, number> {
   const counts = new Map<string, number>()
-  const files = (app.world as unknown as { persistence: { files: Map<string, { db: { adapter: { write: (d: unknown) => Promise<void> } } }> } }).persistence.files
+  const files = (app.world as unknown as { persistence: { files: Map<string, { append: (json: string) => Promise<void> }> } }).persistence.files
   for (const [id, file] of files) {
-    const adapter = file.db.adapter
-    const write = adapter.write.bind(adapter)
+    const append = file.append.bind(file)
     counts.set(id, 0)
-    adapter.write = async (data) => {
+    file.append = async (json) => {
       counts.set(id, counts.get(id)! + 1)
-      await write(data)
+      await append(json)
     }
   }
   return counts
@@ -90,7 +102,7 @@ t.test('the data dir holds one valid JSON file per partner, and none is left hal
   for (const id of ['partner-a', 'partner-b']) {
     const file = readPartner(dir, id)
     t.match(file, { format: 1, id, scenario: 'default', seed: 4100 })
-    t.ok(readFileSync(fileOf(dir, id), 'utf8') === bytesOf(app, id), `${id}.json holds exactly the partner's data`)
+    t.same(await onDisk(dir, id), jsonOf(app, id), `${id}.json holds exactly the partner's data`)
   }
   t.equal(statSync(join(dir, 'partners')).mode & 0o777, 0o700, 'the directory is private to the owner')
   t.equal(statSync(fileOf(dir, 'partner-a')).mode & 0o777, 0o600, 'and so are the files (they hold client secrets)')
@@ -99,7 +111,8 @@ t.test('the data dir holds one valid JSON file per partner, and none is left hal
   t.same(readdirSync(join(dir, 'partners')).sort(), ['partner-a.json', 'partner-b.json', 'partner-c.json'], 'a registered partner gets its own file')
   t.match(readPartner(dir, 'partner-c'), { id: 'partner-c', registered: true, secret: reg.json().clientSecret })
   await Promise.all(Array.from({ length: 20 }, () => api(app, { url: '/api/customers', body: customerBody() })))
-  t.same(readdirSync(join(dir, 'partners')).filter((f) => !f.endsWith('.json')), [], 'no temporary files after the writes')
+  t.same(readdirSync(join(dir, 'partners')).filter((f) => f.endsWith('.tmp')), [], 'no temporary files after the writes')
+  t.same(await onDisk(dir, 'partner-a'), jsonOf(app, 'partner-a'), 'the snapshot with its log holds exactly the partner\'s data')
 })
 
 t.test('a partner file that cannot be read stops the start with its path, and nothing is overwritten', async (t) => {
@@ -133,7 +146,8 @@ t.test('a partner file that cannot be read stops the start with its path, and no
   }
   writeFileSync(fileOf(dir, 'partner-a'), good)
   const again = await build(t, { dataDir: dir })
-  t.ok(bytesOf(again, 'partner-a') === good, 'once fixed, the sandbox starts with the data')
+  const { logFrom: _logFrom, ...data } = JSON.parse(good)
+  t.same(jsonOf(again, 'partner-a'), data, 'once fixed, the sandbox starts with the data')
 })
 
 t.test('a temporary file left by a crash is removed at start, and a missing partner file is rebuilt from the start scenario', async (t) => {
@@ -147,7 +161,7 @@ t.test('a temporary file left by a crash is removed at start, and a missing part
   rmSync(fileOf(dir, 'partner-b'))
 
   const second = await build(t, { dataDir: dir })
-  t.same(readdirSync(join(dir, 'partners')).sort(), ['partner-a.json', 'partner-b.json'], 'the temporary file is gone, partner-b has its file again')
+  t.same(readdirSync(join(dir, 'partners')).filter((f) => !f.endsWith('.log')).sort(), ['partner-a.json', 'partner-b.json'], 'the temporary file is gone, partner-b has its file again')
   t.ok(bytesOf(second, 'partner-a') === a, 'partner-a as it was')
   t.ok(bytesOf(second, 'partner-b') === b, 'partner-b rebuilt exactly as the start scenario gives it')
   t.equal((await api(second, { url: '/api/customers', agent: '2001', token: await tokenFor(second, PARTNER_B) })).statusCode, 200, "partner-b's credentials work")
@@ -162,24 +176,24 @@ t.test('writes that arrive together are committed together, and a create is answ
   const creates = Array.from({ length: 200 }, (_v, i) => api(app, { url: '/api/customers', body: customerBody(), agent: i % 2 === 0 ? '1001' : '1002', token }).then((res) => {
     // right after the 200: the customer must already be in the file
     const id = res.statusCode === 200 ? res.json().customerId : 'none'
-    seenOnDisk.push(readFileSync(fileOf(dir, 'partner-a'), 'utf8').includes(`"customerId":"${id}"`))
+    seenOnDisk.push(filesText(dir, 'partner-a').includes(`"customerId":"${id}"`))
     return res
   }))
   const answers = await Promise.all(creates)
   t.ok(answers.every((r) => r.statusCode === 200), '200 creates answered')
   t.equal(seenOnDisk.filter(Boolean).length, 200, 'every create was in the file when its answer arrived')
   const count = writes.get('partner-a')!
-  t.ok(count >= 1 && count <= 40, `200 concurrent creates took ${count} file writes`)
+  t.ok(count >= 1 && count <= 40, `200 concurrent creates took ${count} log appends`)
   t.equal(writes.get('partner-b'), 0, 'the other partner\'s file is not written')
-  t.equal(readPartner(dir, 'partner-a').agents.reduce((sum, a) => sum + a.customers.length, 0), 200)
+  t.equal((await onDisk(dir, 'partner-a') as PartnerSnapshot).agents.reduce((sum, a) => sum + a.customers.length, 0), 200)
 
   // one at a time, each create is its own batch
   const before = writes.get('partner-a')!
   for (let i = 0; i < 3; i++) {
     const res = await api(app, { url: '/api/customers', body: customerBody(), token })
-    t.ok(readFileSync(fileOf(dir, 'partner-a'), 'utf8').includes(`"customerId":"${res.json().customerId}"`))
+    t.ok(filesText(dir, 'partner-a').includes(`"customerId":"${res.json().customerId}"`))
   }
-  t.equal(writes.get('partner-a')! - before, 3, 'sequential creates: one write each')
+  t.equal(writes.get('partner-a')! - before, 3, 'sequential creates: one log append each')
 })
 
 t.test('a create whose batch cannot reach the disk is never answered 200', async (t) => {

@@ -35,8 +35,9 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir)
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, files ?? memoryPersistence)
   const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed })
-  const saved = files === undefined ? [] : await files.loadAll()
+  const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))
   control.restore(saved)
+  files?.adopt(world.partners.values())
   // every partner of the start scenario on a first start; afterwards only those without a file
   await control.loadStart()
 

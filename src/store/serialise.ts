@@ -1,85 +1,80 @@
+import { open, rename, type FileHandle } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { LISTS } from './partner-log.js'
+import type { FrozenPartner } from './partner-view.js'
 import type { PartnerSnapshot } from './records.js'
 
-/*
- * The bytes of a partner file. A batch of writes re-serialises the whole partner, so the JSON of what has
- * not changed since the last batch is reused instead of encoded again.
- */
-
-// Records never change once stored (a change replaces the object), so each one is turned into JSON
-// once, not at every batch.
-const recordJson = new WeakMap<object, string>()
-function json (record: object): string {
-  let s = recordJson.get(record)
-  if (s === undefined) {
-    s = JSON.stringify(record)
-    recordJson.set(record, s)
-  }
-  return s
+/** The whole of a partner's data as one text (the tests compare partners by it). */
+export function serialise (p: PartnerSnapshot): string {
+  return `${JSON.stringify(p)}\n`
 }
 
-// A record list only grows (AgentStore appends), so its JSON is also kept, as bytes: a batch encodes only
-// the records added since the last one, and the file is a concatenation of buffers. Before reuse the
-// cache checks that the list still starts with the very records it encoded (pointer comparisons);
-// anything else (a shorter list, a replaced record) re-encodes the list.
-interface ListBytes { items: object[], bytes: Buffer, used: number }
-const listCache = new WeakMap<object[], ListBytes>()
-
-function startsWith (records: object[], items: object[]): boolean {
-  if (records.length < items.length) return false
-  for (let i = 0; i < items.length; i++) if (records[i] !== items[i]) return false
-  return true
-}
-
-/** The JSON of a list's records, comma-separated, without the brackets. */
-function listBytes (records: object[]): Buffer {
-  let c = listCache.get(records)
-  if (c === undefined || !startsWith(records, c.items)) {
-    c = { items: [], bytes: Buffer.alloc(0), used: 0 }
-    listCache.set(records, c)
+/** Writes every byte at position (a write may take fewer bytes than asked). */
+export async function writeAll (handle: FileHandle, bytes: Buffer, position: number, path: string): Promise<number> {
+  for (let done = 0; done < bytes.length;) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done)
+    if (bytesWritten === 0) throw new Error(`could not write ${path}`)
+    done += bytesWritten
   }
-  const from = c.items.length
-  if (from < records.length) {
-    const text = (from === 0 ? '' : ',') + records.slice(from).map(json).join(',')
-    const size = Buffer.byteLength(text)
-    if (c.used + size > c.bytes.length) {
-      // geometric growth (appends stay cheap) by a quarter, so that a large list does not hold much spare room
-      const grown = Buffer.allocUnsafe(c.used + size + Math.max(65536, c.used >> 2))
-      c.bytes.copy(grown, 0, 0, c.used)
-      c.bytes = grown
-    }
-    c.used += c.bytes.write(text, c.used)
-    for (let i = from; i < records.length; i++) c.items.push(records[i])
-  }
-  return c.bytes.subarray(0, c.used)
+  return position + bytes.length
 }
-
-const piece = (text: string): Buffer => Buffer.from(text)
-const CUSTOMERS = piece(',"customers":[')
-const ACCOUNTS = piece('],"accounts":[')
-const BENEFICIARIES = piece('],"beneficiaries":[')
-const MESSAGES = piece('],"messages":[')
-const AGENT_END = piece(']}')
-const COMMA = piece(',')
-const END = piece(']}\n')
 
 /**
- * The partner file's bytes in pieces (written with one writev: no copy of the whole file per batch);
- * the same JSON as JSON.stringify would give, with the agents' lists in record order.
+ * fsync of a directory: a rename or a new file is on disk only once its directory is (without it a power
+ * cut could bring back the previous state). Windows cannot open a directory, and some file systems refuse
+ * to sync one; there it stays as durable as the system makes it.
  */
-export function serialisePieces (p: PartnerSnapshot): Buffer[] {
-  const { agents, ...meta } = p
-  const out = [piece(`${JSON.stringify(meta).slice(0, -1)},"agents":[`)]
-  agents.forEach((a, i) => {
-    const head = JSON.stringify({ id: a.id, name: a.name, fresh: a.fresh, like: a.like, scenario: a.scenario, seed: a.seed, seq: a.seq })
-    if (i > 0) out.push(COMMA)
-    out.push(piece(head.slice(0, -1)), CUSTOMERS, listBytes(a.customers), ACCOUNTS, listBytes(a.accounts),
-      BENEFICIARIES, listBytes(a.beneficiaries), MESSAGES, listBytes(a.messages), AGENT_END)
-  })
-  out.push(END)
-  return out
+export async function syncDirectory (dir: string): Promise<void> {
+  if (process.platform === 'win32') return
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } catch (err) {
+    if (!['EINVAL', 'EISDIR', 'EPERM', 'ENOTSUP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err
+  } finally {
+    await handle.close()
+  }
 }
 
-/** The whole partner file as text: exactly the bytes a commit writes. */
-export function serialise (p: PartnerSnapshot): string {
-  return Buffer.concat(serialisePieces(p)).toString('utf8')
+// A snapshot is encoded and written a megabyte at a time: between two pieces the event loop answers
+// requests (a large partner's snapshot is tens of megabytes).
+const PIECE = 1 << 20
+
+/**
+ * The partner's snapshot file (a lowdb JSON file: the partner's data plus `logFrom`, the first log
+ * generation it does not hold), written atomically: temporary file, fsync, rename, directory fsync.
+ * Returns its size.
+ */
+export async function writeSnapshot (path: string, frozen: FrozenPartner, logFrom: number): Promise<number> {
+  const tmp = `${path}.${process.pid}.tmp`
+  const handle = await open(tmp, 'w', 0o600)
+  let size = 0
+  try {
+    let text = `${frozen.metaJson.slice(0, -1)},"logFrom":${logFrom},"agents":[`
+    const flush = async (): Promise<void> => {
+      size = await writeAll(handle, Buffer.from(text), size, path)
+      text = ''
+    }
+    for (const [i, agent] of frozen.agents.entries()) {
+      text += `${i > 0 ? ',' : ''}${agent.headJson.slice(0, -1)}`
+      for (const name of LISTS) {
+        text += `,"${name}":[`
+        const records = agent.lists[name]
+        for (let j = 0; j < records.length; j++) {
+          text += j > 0 ? `,${JSON.stringify(records[j])}` : JSON.stringify(records[j])
+          if (text.length >= PIECE) await flush()
+        }
+        text += ']'
+      }
+      text += '}'
+    }
+    text += ']}\n'
+    await flush()
+    await handle.datasync()
+  } finally {
+    await handle.close()
+  }
+  await rename(tmp, path)
+  await syncDirectory(dirname(path))
+  return size
 }
