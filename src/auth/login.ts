@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
+import { userKey, type Lockout } from './lockout.js'
 import { sameSecret } from './password-grant.js'
 import { userSubject } from './realm.js'
 
@@ -56,8 +57,8 @@ ${hint}
  * The interaction pages of the authorization code flow: a login form for the client's test users, and
  * an implicit consent (a sandbox user has nothing to decide). Mounted at {realm}/login/{uid}.
  */
-export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: Provider, world: World }): Promise<void> {
-  const { provider, world } = opts
+export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: Provider, world: World, lockout: Lockout }): Promise<void> {
+  const { provider, world, lockout } = opts
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
@@ -102,7 +103,14 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
     const password = String(request.body?.password ?? '')
     const partner = world.partner(clientId)
     const user = partner?.user(username)
-    if (partner === undefined || user === undefined || !sameSecret(user.password, password)) {
+    const key = user === undefined ? undefined : userKey(clientId, user.username)
+    // a locked user sees the same message as a wrong password (Keycloak's brute force detection)
+    const ok = partner !== undefined && user !== undefined && !lockout.isLocked(key!) && sameSecret(user.password, password)
+    if (key !== undefined) {
+      if (ok) lockout.succeeded(key)
+      else lockout.failed(key)
+    }
+    if (!ok) {
       return reply.code(200).type('text/html; charset=utf-8')
         .send(page({ ...view(clientId, d.uid), username, error: 'Invalid username or password.' }))
     }

@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto'
 import Provider, { errors, type Account, type AdapterPayload, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider'
 import type { World } from '../store/world.js'
 import type { Partner } from '../store/partner.js'
 import type { TestUser } from '../store/records.js'
 import { createAdapterFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
+import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId, webOrigins } from './keycloak-tokens.js'
+import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
+import { keycloakTokenResponses } from './token-response.js'
 import { GRANT_TYPES, LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
 
 export interface ProviderOptions {
@@ -15,6 +19,7 @@ export interface ProviderOptions {
   /** Redirect URI of the docs page, registered on every client so that "Authorize" works there. */
   docsRedirectUri: string
   onAccessTokenRevoked: (jti: string, exp: number) => void
+  lockout: Lockout
 }
 
 export interface SandboxProvider {
@@ -27,10 +32,11 @@ export interface SandboxProvider {
   close: () => void
 }
 
-export function clientMetadata (partner: Partner, docsRedirectUri: string): AdapterPayload {
+export function clientMetadata (partner: Partner, docsRedirectUri: string, locked = false): AdapterPayload {
   return {
     client_id: partner.id,
-    client_secret: partner.secret,
+    // a locked client (SANDBOX_LOCKOUT_*) fails authentication whatever secret it sends
+    client_secret: locked ? randomUUID() : partner.secret,
     client_name: partner.name,
     redirect_uris: [...new Set([docsRedirectUri, ...partner.redirectUris])],
     post_logout_redirect_uris: partner.redirectUris,
@@ -39,6 +45,16 @@ export function clientMetadata (partner: Partner, docsRedirectUri: string): Adap
     token_endpoint_auth_method: 'client_secret_basic',
     scope: SUPPORTED_SCOPES.join(' ')
   }
+}
+
+const CLAIM_ORDER = ['exp', 'iat', 'auth_time', 'jti', 'iss', 'aud', 'sub', 'typ', 'azp', 'sid', 'acr', 'allowed-origins', 'realm_access', 'resource_access', 'scope']
+
+/** Keycloak's order of claims (readers of a decoded token compare them by eye). */
+function keycloakClaimOrder (payload: Record<string, unknown>): Record<string, unknown> {
+  const ordered: Record<string, unknown> = {}
+  for (const name of CLAIM_ORDER) if (payload[name] !== undefined) ordered[name] = payload[name]
+  for (const [name, value] of Object.entries(payload)) if (!(name in ordered) && value !== undefined) ordered[name] = value
+  return ordered
 }
 
 export function createProvider (opts: ProviderOptions): SandboxProvider {
@@ -82,7 +98,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   const adapter = createAdapterFactory({
     client: (id) => {
       const partner = world.partner(id)
-      return partner === undefined ? undefined : clientMetadata(partner, opts.docsRedirectUri)
+      return partner === undefined ? undefined : clientMetadata(partner, opts.docsRedirectUri, opts.lockout.isLocked(clientKey(partner.id)))
     },
     onAccessTokenRevoked: opts.onAccessTokenRevoked
   })
@@ -92,8 +108,9 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     clients: [],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     clientBasedCORS: () => true,
+    // Keycloak's profile and email scopes are default scopes: their claims come with openid alone
     claims: {
-      openid: ['sub'],
+      openid: ['sub', 'name', 'given_name', 'family_name', 'preferred_username', 'email', 'email_verified'],
       profile: ['name', 'given_name', 'family_name', 'preferred_username'],
       email: ['email', 'email_verified']
     },
@@ -108,26 +125,56 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
       service_documentation: `${publicUrl}/api/docs/apidocs`
     },
     expiresWithSession: () => false,
-    extraTokenClaims: (_ctx: KoaContextWithOIDC, token) => {
+    // Keycloak's access token claims (Keycloak 26 defaults); our agent_id besides
+    extraTokenClaims: (ctx: KoaContextWithOIDC, token) => {
       const partner = world.partner(token.clientId!)
       const accountId = (token as { accountId?: string }).accountId
+      const grantId = (token as { grantId?: string }).grantId
       const found = accountId === undefined ? undefined : findUser(accountId)
-      const base = { typ: 'Bearer', azp: token.clientId }
+      const origins = webOrigins(partner?.redirectUris ?? [])
       if (found !== undefined) {
+        const { user } = found
+        const [given, ...rest] = user.name.split(' ')
+        const entities = ctx.oidc.entities as { AuthorizationCode?: { authTime?: number }, RefreshToken?: { authTime?: number } }
         return {
-          ...base,
-          preferred_username: found.user.username,
-          name: found.user.name,
-          email: found.user.email,
-          agent_id: [found.user.agentId],
-          realm_access: { roles: ['default-roles-sandbox', 'agent-user'] }
+          auth_time: entities.AuthorizationCode?.authTime ?? entities.RefreshToken?.authTime ?? Math.floor(Date.now() / 1000),
+          typ: 'Bearer',
+          azp: token.clientId,
+          sid: grantId === undefined ? undefined : sessionId(grantId),
+          acr: '1',
+          'allowed-origins': origins,
+          realm_access: { roles: ['default-roles-sandbox', 'offline_access', 'uma_authorization', 'agent-user'] },
+          resource_access: { account: { roles: ACCOUNT_ROLES } },
+          email_verified: true,
+          name: user.name,
+          preferred_username: user.username,
+          given_name: given,
+          family_name: rest.join(' '),
+          email: user.email,
+          agent_id: [user.agentId]
         }
       }
       return {
-        ...base,
+        typ: 'Bearer',
+        azp: token.clientId,
+        acr: '1',
+        'allowed-origins': origins,
+        realm_access: { roles: ['default-roles-sandbox', 'offline_access', 'uma_authorization', 'agent-system'] },
+        resource_access: { account: { roles: ACCOUNT_ROLES } },
+        clientHost: ctx.ip,
+        email_verified: false,
         preferred_username: `service-account-${token.clientId!}`,
-        agent_id: [...(partner?.agents.keys() ?? [])],
-        realm_access: { roles: ['default-roles-sandbox', 'agent-system'] }
+        clientAddress: ctx.ip,
+        agent_id: [...(partner?.agents.keys() ?? [])]
+      }
+    },
+    formats: {
+      customizers: {
+        // Keycloak's access tokens say typ "JWT" in the JOSE header (RFC 9068's at+jwt is refused by some JWT libraries)
+        jwt: (_ctx, _token, jwt) => {
+          jwt.header = { typ: 'JWT' }
+          jwt.payload = keycloakClaimOrder({ ...jwt.payload, scope: keycloakScope(jwt.payload.scope as string | undefined) })
+        }
       }
     },
     features: {
@@ -182,6 +229,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   provider.on('access_token.issued', (token: { grantId?: string, jti: string, exp?: number, expiration: number }) => {
     if (token.grantId !== undefined) adapter.accessTokenIssued(token.grantId, token.jti, token.exp ?? Math.floor(Date.now() / 1000) + token.expiration)
   })
-  registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience })
+  registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
+  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout)
   return { provider, issuer, audience, userSubject, findUser, close: adapter.close }
 }
