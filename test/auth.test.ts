@@ -209,7 +209,7 @@ t.test('introspection and revocation refuse a malformed client authentication wi
         return r
       })()
       t.equal(res.statusCode, 401, `${path} with Basic ${credentials}`)
-      t.same(res.json(), { error: 'invalid_client', error_description: 'Client authentication failed' })
+      t.same(res.json(), { error: 'invalid_client', error_description: 'Invalid client or Invalid client credentials' })
     }
   }
 })

@@ -5,6 +5,7 @@ import middie from '@fastify/middie'
 import type { World } from '../store/world.js'
 import { loadSigningKeys } from './keys.js'
 import { Lockout } from './lockout.js'
+import keycloakPages from './keycloak-pages.js'
 import loginRoutes from './login.js'
 import { createProvider, type SandboxProvider } from './provider.js'
 import { LOGIN_PATH, REALM_PATH } from './realm.js'
@@ -67,10 +68,10 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       callback(req, res)
     })
     const unreachable = async (): Promise<void> => {}
-    scope.all(REALM_PATH, unreachable)
     scope.all(`${REALM_PATH}/*`, unreachable)
   })
-  await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider: oidc.provider, world: opts.world, lockout })
+  await fastify.register(keycloakPages, { prefix: REALM_PATH, issuer, publicJwk: keys.publicJwk, clientOrigins: oidc.clientOrigins })
+  await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider: oidc.provider, world: opts.world, lockout, issuer })
   await fastify.register(tokenEndpoints, { prefix: REALM_PATH, provider: oidc.provider, world: opts.world, verifier })
 }
 

@@ -18,18 +18,6 @@ export function sessionId (grantId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
-/** The origins of a client's redirect URIs: Keycloak's "+" web origin, which its allowed-origins claim lists. */
-export function webOrigins (redirectUris: string[]): string[] {
-  const origins = new Set<string>()
-  for (const uri of redirectUris) {
-    try {
-      const { origin } = new URL(uri.replace(/\*$/, ''))
-      if (origin !== 'null') origins.add(origin)
-    } catch {}
-  }
-  return [...origins]
-}
-
 /** Keycloak's default client scopes profile and email apply whether a client asks for them or not. */
 export function keycloakScope (scope: string | undefined): string {
   return [...new Set([...(scope ?? '').split(' ').filter(Boolean), 'profile', 'email'])].join(' ')

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
+import { sessionCookie } from './browser-session.js'
+import { sessionId } from './keycloak-tokens.js'
 import { userKey, type Lockout } from './lockout.js'
 import { sameSecret } from './password-grant.js'
 import { userSubject } from './realm.js'
@@ -57,7 +59,7 @@ ${hint}
  * The interaction pages of the authorization code flow: a login form for the client's test users, and
  * an implicit consent (a sandbox user has nothing to decide). Mounted at {realm}/login/{uid}.
  */
-export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: Provider, world: World, lockout: Lockout }): Promise<void> {
+export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: Provider, world: World, lockout: Lockout, issuer: string }): Promise<void> {
   const { provider, world, lockout } = opts
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
@@ -90,7 +92,10 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
       if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(' '))
       if (missing.missingOIDCClaims !== undefined) grant.addOIDCClaims(missing.missingOIDCClaims)
       for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '))
-      return await finish(request, reply, { consent: { grantId: await grant.save() } })
+      const grantId = await grant.save()
+      // the browser's Keycloak session: what keycloak-js's login-status iframe checks
+      reply.raw.setHeader('set-cookie', sessionCookie(opts.issuer, sessionId(grantId)))
+      return await finish(request, reply, { consent: { grantId } })
     }
     return reply.type('text/html; charset=utf-8').send(page(view(String(d.params.client_id), d.uid)))
   })

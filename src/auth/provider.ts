@@ -5,7 +5,9 @@ import type { Partner } from '../store/partner.js'
 import type { TestUser } from '../store/records.js'
 import { createAdapterFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
-import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId, webOrigins } from './keycloak-tokens.js'
+import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
+import { webOrigins } from './origins.js'
+import { browserSupport, logoutSource } from './browser-session.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
 import { keycloakTokenResponses } from './token-response.js'
@@ -29,23 +31,30 @@ export interface SandboxProvider {
   audience: string
   userSubject: (partnerId: string, username: string) => string
   findUser: (sub: string) => { partner: Partner, user: TestUser } | undefined
+  /** The web origins a client allows (Keycloak's "+": the origins of its redirect URIs); undefined for no such client. */
+  clientOrigins: (clientId: string) => string[] | undefined
   close: () => void
 }
 
 export function clientMetadata (partner: Partner, docsRedirectUri: string, locked = false): AdapterPayload {
+  const redirectUris = [...new Set([docsRedirectUri, ...partner.redirectUris])]
   return {
     client_id: partner.id,
     // a locked client (SANDBOX_LOCKOUT_*) fails authentication whatever secret it sends
     client_secret: locked ? randomUUID() : partner.secret,
     client_name: partner.name,
-    redirect_uris: [...new Set([docsRedirectUri, ...partner.redirectUris])],
-    post_logout_redirect_uris: partner.redirectUris,
+    redirect_uris: redirectUris,
+    // Keycloak's default "+": the redirect URIs
+    post_logout_redirect_uris: redirectUris,
     grant_types: GRANT_TYPES,
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
     scope: SUPPORTED_SCOPES.join(' ')
   }
 }
+
+// the login-status iframe is the sandbox's own page (auth/keycloak-pages.ts), not a provider route
+const { check_session_iframe: _iframe, ...providerRoutes } = ROUTES
 
 const CLAIM_ORDER = ['exp', 'iat', 'auth_time', 'jti', 'iss', 'aud', 'sub', 'typ', 'azp', 'sid', 'acr', 'allowed-origins', 'realm_access', 'resource_access', 'scope']
 
@@ -95,11 +104,16 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     }
   }
 
+  const client = (id: string): AdapterPayload | undefined => {
+    const partner = world.partner(id)
+    return partner === undefined ? undefined : clientMetadata(partner, opts.docsRedirectUri, opts.lockout.isLocked(clientKey(partner.id)))
+  }
+  const clientOrigins = (id: string): string[] | undefined => {
+    const uris = client(id)?.redirect_uris as string[] | undefined
+    return uris === undefined ? undefined : webOrigins(uris)
+  }
   const adapter = createAdapterFactory({
-    client: (id) => {
-      const partner = world.partner(id)
-      return partner === undefined ? undefined : clientMetadata(partner, opts.docsRedirectUri, opts.lockout.isLocked(clientKey(partner.id)))
-    },
+    client,
     onAccessTokenRevoked: opts.onAccessTokenRevoked
   })
 
@@ -122,6 +136,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
       revocation_endpoint: `${issuer}${ROUTES.revocation}`,
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      check_session_iframe: `${issuer}${ROUTES.check_session_iframe}`,
       service_documentation: `${publicUrl}/api/docs/apidocs`
     },
     expiresWithSession: () => false,
@@ -131,7 +146,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
       const accountId = (token as { accountId?: string }).accountId
       const grantId = (token as { grantId?: string }).grantId
       const found = accountId === undefined ? undefined : findUser(accountId)
-      const origins = webOrigins(partner?.redirectUris ?? [])
+      const origins = clientOrigins(token.clientId!) ?? []
       if (found !== undefined) {
         const { user } = found
         const [given, ...rest] = user.name.split(' ')
@@ -183,7 +198,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
       introspection: { enabled: false },
       revocation: { enabled: false },
       userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => audience,
@@ -209,7 +224,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     },
     responseTypes: ['code'],
     rotateRefreshToken: false,
-    routes: ROUTES,
+    routes: providerRoutes,
     scopes: SUPPORTED_SCOPES,
     ttl: {
       AccessToken: tokenTtl,
@@ -231,5 +246,6 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   })
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
   keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout)
-  return { provider, issuer, audience, userSubject, findUser, close: adapter.close }
+  browserSupport(provider, issuer, clientOrigins)
+  return { provider, issuer, audience, userSubject, findUser, clientOrigins, close: adapter.close }
 }
