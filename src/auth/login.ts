@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
 import { sessionCookie } from './browser-session.js'
+import { ownerOf } from './clients.js'
 import { sessionId } from './keycloak-tokens.js'
 import { userKey, type Lockout } from './lockout.js'
 import { sameSecret } from './password-grant.js'
@@ -72,7 +73,7 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
   }
 
   function view (clientId: string, uid: string): LoginView {
-    const partner = world.partner(clientId)
+    const partner = ownerOf(world, clientId)?.partner
     return { uid, clientName: partner?.name ?? clientId, usernames: partner?.users.map((u) => u.username) ?? [] }
   }
 
@@ -106,9 +107,10 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
     const clientId = String(d.params.client_id)
     const username = String(request.body?.username ?? '').trim()
     const password = String(request.body?.password ?? '')
-    const partner = world.partner(clientId)
+    // a public client's users are its partner's
+    const partner = ownerOf(world, clientId)?.partner
     const user = partner?.user(username)
-    const key = user === undefined ? undefined : userKey(clientId, user.username)
+    const key = user === undefined ? undefined : userKey(partner!.id, user.username)
     // a locked user sees the same message as a wrong password (Keycloak's brute force detection)
     const ok = partner !== undefined && user !== undefined && !lockout.isLocked(key!) && sameSecret(user.password, password)
     if (key !== undefined) {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import Provider, { errors, type Account, type AdapterPayload, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider'
 import type { World } from '../store/world.js'
 import type { Partner } from '../store/partner.js'
@@ -6,12 +5,13 @@ import type { TestUser } from '../store/records.js'
 import { createAdapterFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
 import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
-import { webOrigins } from './origins.js'
+import { redirectUriAllowed, webOrigins } from './origins.js'
 import { browserSupport, logoutSource } from './browser-session.js'
+import { clientMetadata, ownerOf } from './clients.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
 import { keycloakTokenResponses } from './token-response.js'
-import { GRANT_TYPES, LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
+import { LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
 
 export interface ProviderOptions {
   world: World
@@ -34,23 +34,6 @@ export interface SandboxProvider {
   /** The web origins a client allows (Keycloak's "+": the origins of its redirect URIs); undefined for no such client. */
   clientOrigins: (clientId: string) => string[] | undefined
   close: () => void
-}
-
-export function clientMetadata (partner: Partner, docsRedirectUri: string, locked = false): AdapterPayload {
-  const redirectUris = [...new Set([docsRedirectUri, ...partner.redirectUris])]
-  return {
-    client_id: partner.id,
-    // a locked client (SANDBOX_LOCKOUT_*) fails authentication whatever secret it sends
-    client_secret: locked ? randomUUID() : partner.secret,
-    client_name: partner.name,
-    redirect_uris: redirectUris,
-    // Keycloak's default "+": the redirect URIs
-    post_logout_redirect_uris: redirectUris,
-    grant_types: GRANT_TYPES,
-    response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_basic',
-    scope: SUPPORTED_SCOPES.join(' ')
-  }
 }
 
 // the login-status iframe is the sandbox's own page (auth/keycloak-pages.ts), not a provider route
@@ -104,10 +87,8 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     }
   }
 
-  const client = (id: string): AdapterPayload | undefined => {
-    const partner = world.partner(id)
-    return partner === undefined ? undefined : clientMetadata(partner, opts.docsRedirectUri, opts.lockout.isLocked(clientKey(partner.id)))
-  }
+  const client = (id: string): AdapterPayload | undefined =>
+    clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
   const clientOrigins = (id: string): string[] | undefined => {
     const uris = client(id)?.redirect_uris as string[] | undefined
     return uris === undefined ? undefined : webOrigins(uris)
@@ -120,7 +101,8 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   const configuration: Configuration = {
     adapter: adapter.factory,
     clients: [],
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    // none: the public clients of browser apps
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     clientBasedCORS: () => true,
     // Keycloak's profile and email scopes are default scopes: their claims come with openid alone
     claims: {
@@ -142,7 +124,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     expiresWithSession: () => false,
     // Keycloak's access token claims (Keycloak 26 defaults); our agent_id besides
     extraTokenClaims: (ctx: KoaContextWithOIDC, token) => {
-      const partner = world.partner(token.clientId!)
+      const partner = ownerOf(world, token.clientId!)?.partner
       const accountId = (token as { accountId?: string }).accountId
       const grantId = (token as { grantId?: string }).grantId
       const found = accountId === undefined ? undefined : findUser(accountId)
@@ -188,7 +170,9 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
         // Keycloak's access tokens say typ "JWT" in the JOSE header (RFC 9068's at+jwt is refused by some JWT libraries)
         jwt: (_ctx, _token, jwt) => {
           jwt.header = { typ: 'JWT' }
-          jwt.payload = keycloakClaimOrder({ ...jwt.payload, scope: keycloakScope(jwt.payload.scope as string | undefined) })
+          // client_id names the partner the token acts for (a public client's owner); azp the client itself
+          const partnerId = ownerOf(world, String(jwt.payload.client_id))?.partner.id ?? jwt.payload.client_id
+          jwt.payload = keycloakClaimOrder({ ...jwt.payload, client_id: partnerId, scope: keycloakScope(jwt.payload.scope as string | undefined) })
         }
       }
     },
@@ -239,6 +223,10 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   }
 
   const provider = new Provider(issuer, configuration)
+  // Keycloak's redirect URI rules (a trailing * is a prefix; loopback hosts on any port), for every client
+  const clientProto = provider.Client.prototype as unknown as { redirectUris: string[], postLogoutRedirectUris: string[], redirectUriAllowed: (uri: string) => boolean, postLogoutRedirectUriAllowed: (uri: string) => boolean }
+  clientProto.redirectUriAllowed = function (uri) { return redirectUriAllowed(this.redirectUris, uri) }
+  clientProto.postLogoutRedirectUriAllowed = function (uri) { return redirectUriAllowed(this.postLogoutRedirectUris ?? [], uri) }
   // Behind a proxy or port mapping the public URL decides scheme and host of every endpoint.
   provider.proxy = true
   provider.on('access_token.issued', (token: { grantId?: string, jti: string, exp?: number, expiration: number }) => {

@@ -23,8 +23,9 @@ const ERRORS: Array<[string, string, RegExp, number, string, string]> = [
   ['authorization_code', 'invalid_grant', /redirect_uri/, 400, 'invalid_grant', 'Incorrect redirect_uri'],
   ['authorization_code', 'invalid_grant', /./, 400, 'invalid_grant', 'Code not valid'],
   ['*', 'unsupported_grant_type', /./, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
-  ['password', 'unauthorized_client', /./, 400, 'unauthorized_client', 'Client not allowed for direct access grants'],
-  ['client_credentials', 'unauthorized_client', /./, 400, 'unauthorized_client', 'Client not enabled to retrieve service account'],
+  // only the public clients of browser apps lack grants: no direct access, no service account
+  ['password', 'invalid_request', /grant type is not allowed/, 400, 'unauthorized_client', 'Client not allowed for direct access grants'],
+  ['client_credentials', 'invalid_request', /grant type is not allowed/, 400, 'unauthorized_client', 'Public client not allowed to retrieve service account'],
   ['*', 'invalid_request', /grant_type/, 400, 'invalid_request', 'Missing form parameter: grant_type']
 ]
 

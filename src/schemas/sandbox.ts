@@ -6,6 +6,12 @@ import { ref } from './common.js'
 const ScenarioName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'A scenario of GET /__sandbox/scenarios' })
 const Seed = Type.Integer({ minimum: 0, maximum: 2147483647, description: "Seed of the generated data; default the scenario's (or, with no scenario given, the current one)" })
 
+/** A public OAuth client of a partner (scenario files and the operator API). */
+export const PublicClientDef = Type.Object({
+  clientId: Type.String({ pattern: '^[a-z][a-z0-9-]{2,63}$', description: 'OAuth client id of a public client (no secret, PKCE) for browser apps' }),
+  redirectUris: Type.Array(Type.String({ pattern: '^https?://[^\\s]+$' }), { minItems: 1, maxItems: 20, description: 'A trailing * is a prefix; http://localhost and http://127.0.0.1 match any port' })
+}, { additionalProperties: false })
+
 export const ResetRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),
   seed: Type.Optional(Seed)
@@ -42,6 +48,7 @@ export const PartnerSummary = Type.Object({
   seed: Type.Integer(),
   agents: Type.Array(ref(AgentSummary)),
   users: Type.Array(Type.String()),
+  publicClients: Type.Array(Type.Object({ clientId: Type.String(), redirectUris: Type.Array(Type.String()) }), { description: 'Public clients (no secret, PKCE) for browser apps' }),
   guarantees: Type.Integer()
 }, { $id: 'SandboxPartnerSummary', title: 'SandboxPartnerSummary' })
 
@@ -78,6 +85,7 @@ export const RegisterPartnerRequest = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   agents: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1, description: 'How many agents the partner gets' })),
   redirectUris: Type.Optional(Type.Array(Type.String({ pattern: '^https?://[^\\s]+$' }), { maxItems: 20 })),
+  publicClients: Type.Optional(Type.Array(PublicClientDef, { maxItems: 10, description: 'Public clients (no secret, PKCE) for browser apps, e.g. keycloak-js' })),
   scenario: Type.Optional(ScenarioName),
   seed: Type.Optional(Seed)
 }, { $id: 'SandboxRegisterPartnerRequest', title: 'SandboxRegisterPartnerRequest' })

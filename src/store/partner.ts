@@ -1,5 +1,5 @@
 import { AgentStore } from './agent.js'
-import type { AgentSnapshot, Guarantee, PartnerSnapshot, TestUser } from './records.js'
+import type { AgentSnapshot, Guarantee, PartnerSnapshot, PublicClient, TestUser } from './records.js'
 import { PARTNER_FILE_FORMAT } from './records.js'
 
 /** A partner (OAuth client) with its agents, test users and guarantees. */
@@ -9,6 +9,7 @@ export class Partner {
   readonly name: string
   readonly secret: string
   readonly redirectUris: string[]
+  readonly publicClients: PublicClient[]
   readonly registered: boolean
   scenario: string
   seed: number
@@ -23,6 +24,7 @@ export class Partner {
     this.name = s.name
     this.secret = s.secret
     this.redirectUris = s.redirectUris
+    this.publicClients = s.publicClients ?? []
     this.registered = s.registered
     this.scenario = s.scenario
     this.seed = s.seed
@@ -50,6 +52,7 @@ export class Partner {
       name: this.name,
       secret: this.secret,
       redirectUris: this.redirectUris,
+      publicClients: this.publicClients,
       registered: this.registered,
       scenario: this.scenario,
       seed: this.seed,
