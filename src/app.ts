@@ -73,6 +73,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     world: fastify.world,
     publicUrl,
     tokenTtl: config.tokenTtl,
+    lockoutFailures: config.lockoutFailures,
+    lockoutSeconds: config.lockoutSeconds,
     signingKey: config.signingKey,
     dataDir: config.dataDir,
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`

@@ -18,6 +18,8 @@ export const ConfigSchema = Type.Object({
   dataDir: option(Type.Optional(Type.String({ minLength: 1, description: 'Directory for durable data (per partner a JSON snapshot and a change log; signing keys); in memory when unset' })), 'SANDBOX_DATA_DIR', 'data-dir'),
   adminToken: option(Type.Optional(Type.String({ minLength: 16, description: 'Bearer token for the operator endpoints under /__sandbox/admin; disabled when unset' })), 'SANDBOX_ADMIN_TOKEN', 'admin-token'),
   tokenTtl: option(Type.Integer({ minimum: 10, maximum: 86400, default: 300, description: 'Access token lifetime in seconds' }), 'SANDBOX_TOKEN_TTL', 'token-ttl'),
+  lockoutFailures: option(Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: "Wrong secrets or passwords in a row after which a client or user is locked out of the token endpoint, as Keycloak's brute force detection (0: off)" }), 'SANDBOX_LOCKOUT_FAILURES', 'lockout-failures'),
+  lockoutSeconds: option(Type.Integer({ minimum: 0, maximum: 86400, default: 0, description: 'Seconds a locked-out client or user is refused, even with the right secret (0: off)' }), 'SANDBOX_LOCKOUT_SECONDS', 'lockout-seconds'),
   signingKey: option(Type.Optional(Type.String({ minLength: 1, description: 'RSA private key (PEM or JWK JSON) that signs tokens; generated (and kept in the data dir) when unset' })), 'SANDBOX_SIGNING_KEY', 'signing-key'),
   logLevel: option(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info', description: 'Log level (JSON logs on stdout)' }), 'LOG_LEVEL', 'log-level'),
   bodyLimit: option(Type.Integer({ minimum: 1024, maximum: 10485760, default: 262144, description: 'Largest accepted request body in bytes (413 above)' }), 'SANDBOX_BODY_LIMIT', 'body-limit'),

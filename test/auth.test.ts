@@ -17,7 +17,7 @@ const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON
 async function forge (template: JWTPayload, kid: string, changes: JWTPayload = {}, opts: { key?: string, typ?: string } = {}): Promise<string> {
   const key = await importPKCS8(opts.key ?? SIGNING_KEY, 'RS256')
   return await new SignJWT({ ...template, jti: randomUUID(), ...changes })
-    .setProtectedHeader({ alg: 'RS256', typ: opts.typ ?? 'at+jwt', kid })
+    .setProtectedHeader({ alg: 'RS256', typ: opts.typ ?? 'JWT', kid })
     .sign(key)
 }
 
@@ -51,7 +51,7 @@ t.test('every bad token is a 401 invalid_token in the Spring error shape', async
   const { id_token: idToken, refresh_token: refreshToken } = pw.json() as { id_token: string, refresh_token: string }
 
   const publicPem = createPublicKey(SIGNING_KEY).export({ type: 'spki', format: 'pem' }).toString()
-  const hsHeader = b64({ alg: 'HS256', typ: 'at+jwt', kid })
+  const hsHeader = b64({ alg: 'HS256', typ: 'JWT', kid })
   const hsPayload = b64({ ...claims, jti: randomUUID() })
   const hs256 = `${hsHeader}.${hsPayload}.${createHmac('sha256', publicPem).update(`${hsHeader}.${hsPayload}`).digest('base64url')}`
 
@@ -75,7 +75,7 @@ t.test('every bad token is a 401 invalid_token in the Spring error shape', async
   const HEADER = /the Authorization header must be/
   const NOT_JWT = /not a JWT access token/
   const SIGNATURE = /signature is invalid/
-  const TYP = /typ must be at\+jwt/
+  const TYP = /header typ must be JWT and claim typ Bearer/
   // [case, Authorization header, why it is refused (the error_description)]
   const cases: Array<[string, string | (() => Promise<string>), RegExp]> = [
     ['Basic scheme', `Basic ${Buffer.from('partner-a:partner-a-secret').toString('base64')}`, HEADER],
@@ -92,12 +92,14 @@ t.test('every bad token is a 401 invalid_token in the Spring error shape', async
     ['another realm of the same host', async () => `Bearer ${await forge(claims, kid, { iss: `${PUBLIC_URL}/auth/realms/master` })}`, /wrong iss/],
     ['wrong audience', async () => `Bearer ${await forge(claims, kid, { aud: 'http://evil.test/api' })}`, /wrong aud/],
     ['no audience', async () => `Bearer ${await forge(claims, kid, { aud: undefined })}`, /no aud claim/],
-    ['alg none', `Bearer ${b64({ alg: 'none', typ: 'at+jwt' })}.${b64({ ...claims, jti: randomUUID() })}.`, /RS256/],
+    ['alg none', `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...claims, jti: randomUUID() })}.`, /RS256/],
     ['HS256 signed with the public key as secret', `Bearer ${hs256}`, /RS256/],
     ['signed by another RSA key under the same kid', async () => `Bearer ${await forge(claims, kid, {}, { key: OTHER_KEY })}`, SIGNATURE],
-    ['typ JWT instead of at+jwt', async () => `Bearer ${await forge(claims, kid, {}, { typ: 'JWT' })}`, TYP],
-    ['an ID token', `Bearer ${idToken}`, TYP],
-    ['a refresh token', `Bearer ${refreshToken}`, NOT_JWT],
+    ['header typ at+jwt instead of JWT', async () => `Bearer ${await forge(claims, kid, {}, { typ: 'at+jwt' })}`, TYP],
+    ['claim typ ID (an ID token with the API audience)', async () => `Bearer ${await forge(claims, kid, { typ: 'ID' })}`, TYP],
+    ['claim typ Refresh', async () => `Bearer ${await forge(claims, kid, { typ: 'Refresh' })}`, TYP],
+    ['an ID token', `Bearer ${idToken}`, /no client_id claim/],
+    ['a refresh token (HS512)', `Bearer ${refreshToken}`, /RS256/],
     ['a token of a client that does not exist', async () => `Bearer ${await forge(claims, kid, { client_id: 'partner-z', sub: 'partner-z', azp: 'partner-z' })}`, /client of the access token/],
     ['a token without expiry', async () => `Bearer ${await forge(claims, kid, { exp: undefined })}`, /no exp claim/]
   ]
@@ -207,7 +209,7 @@ t.test('introspection and revocation refuse a malformed client authentication wi
         return r
       })()
       t.equal(res.statusCode, 401, `${path} with Basic ${credentials}`)
-      t.same(res.json(), { error: 'invalid_client', error_description: 'Client authentication failed' })
+      t.same(res.json(), { error: 'invalid_client', error_description: 'Invalid client or Invalid client credentials' })
     }
   }
 })

@@ -187,9 +187,9 @@ t.test('every route of spec 4 is documented with summary, operationId, descripti
       t.same(headers, [], `${key}: no Agent-Id`)
       t.same(op2.security, [], `swagger 2.0 ${key}: no authentication`)
     } else {
-      t.same(op.security, [{ sandboxOAuth: ['openid'] }, { bearerAuth: [] }], `${key}: the OAuth 2.0 flows, or a bearer token`)
+      t.same(op.security, [{ bearerAuth: [] }, { sandboxOAuth: ['openid'] }], `${key}: a bearer token first (what converters use), or the OAuth 2.0 flows`)
       t.same(headers, ['agent-id:true'], `${key}: Agent-Id header required`)
-      t.same(op2.security, [{ sandboxOAuthClientCredentials: ['openid'] }, { sandboxOAuthAuthorizationCode: ['openid'] }, { sandboxOAuthPassword: ['openid'] }, { bearerAuth: [] }],
+      t.same(op2.security, [{ bearerAuth: [] }, { sandboxOAuthClientCredentials: ['openid'] }, { sandboxOAuthAuthorizationCode: ['openid'] }, { sandboxOAuthPassword: ['openid'] }],
         `swagger 2.0 ${key}: one requirement per flow`)
     }
   }

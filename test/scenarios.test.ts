@@ -314,7 +314,10 @@ t.test('a bad scenario file is refused with a message naming the file, the field
     ['a duplicate id', (s) => { s.records.accounts[1].id = s.records.accounts[0].id }, [/records\.accounts\[1\]\.id/, /duplicate id 1001200000001/]],
     ['a lower-case name', (s) => { s.records.customers[0].defaultCustomer.name1 = 'Mokoena' }, [/records\.customers\[0\]\.defaultCustomer\.name1/]],
     ['a misspelt field', (s) => { s.generate.cutsomers = 3 }, [/default\.json: generate\.cutsomers: is not a field/, /additionalProperties/]],
-    ['a missing field', (s) => { delete s.referenceDate }, [/default\.json: referenceDate: must not be null/, /NotNull/]]
+    ['a missing field', (s) => { delete s.referenceDate }, [/default\.json: referenceDate: must not be null/, /NotNull/]],
+    ['a public client id used twice', (s) => { s.partners[1].publicClients[0].clientId = 'partner-a-web' }, [/partners\[1\]\.publicClients\[0\]\.clientId/, /partner-a-web is used twice/]],
+    ['a public client named like a partner', (s) => { s.partners[0].publicClients[0].clientId = 'partner-b' }, [/partners\[0\]\.publicClients\[0\]\.clientId/, /partner-b is used twice/]],
+    ['a public client without redirect URIs', (s) => { s.partners[0].publicClients[0].redirectUris = [] }, [/partners\[0\]\.publicClients\[0\]\.redirectUris/]]
   ]
   for (const [label, breakIt, expected] of cases) {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-scenarios-'))

@@ -4,6 +4,8 @@ import fp from 'fastify-plugin'
 import middie from '@fastify/middie'
 import type { World } from '../store/world.js'
 import { loadSigningKeys } from './keys.js'
+import { Lockout } from './lockout.js'
+import keycloakPages from './keycloak-pages.js'
 import loginRoutes from './login.js'
 import { createProvider, type SandboxProvider } from './provider.js'
 import { LOGIN_PATH, REALM_PATH } from './realm.js'
@@ -21,6 +23,8 @@ export interface AuthOptions {
   world: World
   publicUrl: string
   tokenTtl: number
+  lockoutFailures: number
+  lockoutSeconds: number
   signingKey?: string
   dataDir?: string
   docsRedirectUri: string
@@ -34,13 +38,15 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   const keys = await loadSigningKeys(opts.signingKey, opts.dataDir)
   const issuer = `${opts.publicUrl}${REALM_PATH}`
   const verifier = new TokenVerifier(keys.publicJwk, issuer, `${opts.publicUrl}/api`)
+  const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds)
   const oidc = createProvider({
     world: opts.world,
     keys,
     publicUrl: opts.publicUrl,
     tokenTtl: opts.tokenTtl,
     docsRedirectUri: opts.docsRedirectUri,
-    onAccessTokenRevoked: (jti, exp) => verifier.revoke(jti, exp)
+    onAccessTokenRevoked: (jti, exp) => verifier.revoke(jti, exp),
+    lockout
   })
   oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))
   fastify.decorate('tokens', verifier)
@@ -62,10 +68,10 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       callback(req, res)
     })
     const unreachable = async (): Promise<void> => {}
-    scope.all(REALM_PATH, unreachable)
     scope.all(`${REALM_PATH}/*`, unreachable)
   })
-  await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider: oidc.provider, world: opts.world })
+  await fastify.register(keycloakPages, { prefix: REALM_PATH, issuer, publicJwk: keys.publicJwk, clientOrigins: oidc.clientOrigins })
+  await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider: oidc.provider, world: opts.world, lockout, issuer })
   await fastify.register(tokenEndpoints, { prefix: REALM_PATH, provider: oidc.provider, world: opts.world, verifier })
 }
 

@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
+import { sessionCookie } from './browser-session.js'
+import { ownerOf } from './clients.js'
+import { sessionId } from './keycloak-tokens.js'
+import { userKey, type Lockout } from './lockout.js'
 import { sameSecret } from './password-grant.js'
 import { userSubject } from './realm.js'
 
@@ -56,8 +60,8 @@ ${hint}
  * The interaction pages of the authorization code flow: a login form for the client's test users, and
  * an implicit consent (a sandbox user has nothing to decide). Mounted at {realm}/login/{uid}.
  */
-export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: Provider, world: World }): Promise<void> {
-  const { provider, world } = opts
+export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: Provider, world: World, lockout: Lockout, issuer: string }): Promise<void> {
+  const { provider, world, lockout } = opts
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
@@ -69,7 +73,7 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
   }
 
   function view (clientId: string, uid: string): LoginView {
-    const partner = world.partner(clientId)
+    const partner = ownerOf(world, clientId)?.partner
     return { uid, clientName: partner?.name ?? clientId, usernames: partner?.users.map((u) => u.username) ?? [] }
   }
 
@@ -89,7 +93,10 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
       if (missing.missingOIDCScope !== undefined) grant.addOIDCScope(missing.missingOIDCScope.join(' '))
       if (missing.missingOIDCClaims !== undefined) grant.addOIDCClaims(missing.missingOIDCClaims)
       for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '))
-      return await finish(request, reply, { consent: { grantId: await grant.save() } })
+      const grantId = await grant.save()
+      // the browser's Keycloak session: what keycloak-js's login-status iframe checks
+      reply.raw.setHeader('set-cookie', sessionCookie(opts.issuer, sessionId(grantId)))
+      return await finish(request, reply, { consent: { grantId } })
     }
     return reply.type('text/html; charset=utf-8').send(page(view(String(d.params.client_id), d.uid)))
   })
@@ -100,9 +107,17 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
     const clientId = String(d.params.client_id)
     const username = String(request.body?.username ?? '').trim()
     const password = String(request.body?.password ?? '')
-    const partner = world.partner(clientId)
+    // a public client's users are its partner's
+    const partner = ownerOf(world, clientId)?.partner
     const user = partner?.user(username)
-    if (partner === undefined || user === undefined || !sameSecret(user.password, password)) {
+    const key = user === undefined ? undefined : userKey(partner!.id, user.username)
+    // a locked user sees the same message as a wrong password (Keycloak's brute force detection)
+    const ok = partner !== undefined && user !== undefined && !lockout.isLocked(key!) && sameSecret(user.password, password)
+    if (key !== undefined) {
+      if (ok) lockout.succeeded(key)
+      else lockout.failed(key)
+    }
+    if (!ok) {
       return reply.code(200).type('text/html; charset=utf-8')
         .send(page({ ...view(clientId, d.uid), username, error: 'Invalid username or password.' }))
     }

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type Provider from 'oidc-provider'
 import { errors, type Account, type ResourceServer } from 'oidc-provider'
 import type { World } from '../store/world.js'
+import { userKey, type Lockout } from './lockout.js'
 import { SUPPORTED_SCOPES } from './realm.js'
 
 export interface PasswordGrantOptions {
@@ -10,6 +11,7 @@ export interface PasswordGrantOptions {
   resourceServer: ResourceServer
   userSubject: (partnerId: string, username: string) => string
   findAccount: (sub: string) => Account | undefined
+  lockout: Lockout
 }
 
 const DEFAULT_SCOPE = 'openid profile email'
@@ -34,9 +36,15 @@ export function registerPasswordGrant (provider: Provider, opts: PasswordGrantOp
     if (username === undefined || password === undefined) throw new errors.InvalidRequest('missing required parameter(s) (username, password)')
     const partner = world.partner(client.clientId)
     const user = partner?.user(username)
-    if (partner === undefined || user === undefined || !sameSecret(user.password, password)) {
+    if (partner === undefined || user === undefined) throw new errors.InvalidGrant('Invalid user credentials')
+    // a locked user is answered as a wrong password, as Keycloak does
+    const key = userKey(partner.id, user.username)
+    if (opts.lockout.isLocked(key)) throw new errors.InvalidGrant('Invalid user credentials')
+    if (!sameSecret(user.password, password)) {
+      opts.lockout.failed(key)
       throw new errors.InvalidGrant('Invalid user credentials')
     }
+    opts.lockout.succeeded(key)
     const requested = (params.scope ?? DEFAULT_SCOPE).split(' ').filter(Boolean)
     const unknown = requested.filter((s) => !SUPPORTED_SCOPES.includes(s))
     if (unknown.length > 0) throw new errors.InvalidScope('requested scope is not allowed', unknown.join(' '))

@@ -4,8 +4,14 @@ import type { Partner } from '../store/partner.js'
 import type { TestUser } from '../store/records.js'
 import { createAdapterFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
+import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
+import { redirectUriAllowed, webOrigins } from './origins.js'
+import { browserSupport, logoutSource } from './browser-session.js'
+import { clientMetadata, ownerOf } from './clients.js'
+import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
-import { GRANT_TYPES, LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
+import { keycloakTokenResponses } from './token-response.js'
+import { LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
 
 export interface ProviderOptions {
   world: World
@@ -15,6 +21,7 @@ export interface ProviderOptions {
   /** Redirect URI of the docs page, registered on every client so that "Authorize" works there. */
   docsRedirectUri: string
   onAccessTokenRevoked: (jti: string, exp: number) => void
+  lockout: Lockout
 }
 
 export interface SandboxProvider {
@@ -24,21 +31,22 @@ export interface SandboxProvider {
   audience: string
   userSubject: (partnerId: string, username: string) => string
   findUser: (sub: string) => { partner: Partner, user: TestUser } | undefined
+  /** The web origins a client allows (Keycloak's "+": the origins of its redirect URIs); undefined for no such client. */
+  clientOrigins: (clientId: string) => string[] | undefined
   close: () => void
 }
 
-export function clientMetadata (partner: Partner, docsRedirectUri: string): AdapterPayload {
-  return {
-    client_id: partner.id,
-    client_secret: partner.secret,
-    client_name: partner.name,
-    redirect_uris: [...new Set([docsRedirectUri, ...partner.redirectUris])],
-    post_logout_redirect_uris: partner.redirectUris,
-    grant_types: GRANT_TYPES,
-    response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_basic',
-    scope: SUPPORTED_SCOPES.join(' ')
-  }
+// the login-status iframe is the sandbox's own page (auth/keycloak-pages.ts), not a provider route
+const { check_session_iframe: _iframe, ...providerRoutes } = ROUTES
+
+const CLAIM_ORDER = ['exp', 'iat', 'auth_time', 'jti', 'iss', 'aud', 'sub', 'typ', 'azp', 'sid', 'acr', 'allowed-origins', 'realm_access', 'resource_access', 'scope']
+
+/** Keycloak's order of claims (readers of a decoded token compare them by eye). */
+function keycloakClaimOrder (payload: Record<string, unknown>): Record<string, unknown> {
+  const ordered: Record<string, unknown> = {}
+  for (const name of CLAIM_ORDER) if (payload[name] !== undefined) ordered[name] = payload[name]
+  for (const [name, value] of Object.entries(payload)) if (!(name in ordered) && value !== undefined) ordered[name] = value
+  return ordered
 }
 
 export function createProvider (opts: ProviderOptions): SandboxProvider {
@@ -79,21 +87,26 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     }
   }
 
+  const client = (id: string): AdapterPayload | undefined =>
+    clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
+  const clientOrigins = (id: string): string[] | undefined => {
+    const uris = client(id)?.redirect_uris as string[] | undefined
+    return uris === undefined ? undefined : webOrigins(uris)
+  }
   const adapter = createAdapterFactory({
-    client: (id) => {
-      const partner = world.partner(id)
-      return partner === undefined ? undefined : clientMetadata(partner, opts.docsRedirectUri)
-    },
+    client,
     onAccessTokenRevoked: opts.onAccessTokenRevoked
   })
 
   const configuration: Configuration = {
     adapter: adapter.factory,
     clients: [],
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    // none: the public clients of browser apps
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     clientBasedCORS: () => true,
+    // Keycloak's profile and email scopes are default scopes: their claims come with openid alone
     claims: {
-      openid: ['sub'],
+      openid: ['sub', 'name', 'given_name', 'family_name', 'preferred_username', 'email', 'email_verified'],
       profile: ['name', 'given_name', 'family_name', 'preferred_username'],
       email: ['email', 'email_verified']
     },
@@ -105,29 +118,62 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
       revocation_endpoint: `${issuer}${ROUTES.revocation}`,
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      check_session_iframe: `${issuer}${ROUTES.check_session_iframe}`,
       service_documentation: `${publicUrl}/api/docs/apidocs`
     },
     expiresWithSession: () => false,
-    extraTokenClaims: (_ctx: KoaContextWithOIDC, token) => {
-      const partner = world.partner(token.clientId!)
+    // Keycloak's access token claims (Keycloak 26 defaults); our agent_id besides
+    extraTokenClaims: (ctx: KoaContextWithOIDC, token) => {
+      const partner = ownerOf(world, token.clientId!)?.partner
       const accountId = (token as { accountId?: string }).accountId
+      const grantId = (token as { grantId?: string }).grantId
       const found = accountId === undefined ? undefined : findUser(accountId)
-      const base = { typ: 'Bearer', azp: token.clientId }
+      const origins = clientOrigins(token.clientId!) ?? []
       if (found !== undefined) {
+        const { user } = found
+        const [given, ...rest] = user.name.split(' ')
+        const entities = ctx.oidc.entities as { AuthorizationCode?: { authTime?: number }, RefreshToken?: { authTime?: number } }
         return {
-          ...base,
-          preferred_username: found.user.username,
-          name: found.user.name,
-          email: found.user.email,
-          agent_id: [found.user.agentId],
-          realm_access: { roles: ['default-roles-sandbox', 'agent-user'] }
+          auth_time: entities.AuthorizationCode?.authTime ?? entities.RefreshToken?.authTime ?? Math.floor(Date.now() / 1000),
+          typ: 'Bearer',
+          azp: token.clientId,
+          sid: grantId === undefined ? undefined : sessionId(grantId),
+          acr: '1',
+          'allowed-origins': origins,
+          realm_access: { roles: ['default-roles-sandbox', 'offline_access', 'uma_authorization', 'agent-user'] },
+          resource_access: { account: { roles: ACCOUNT_ROLES } },
+          email_verified: true,
+          name: user.name,
+          preferred_username: user.username,
+          given_name: given,
+          family_name: rest.join(' '),
+          email: user.email,
+          agent_id: [user.agentId]
         }
       }
       return {
-        ...base,
+        typ: 'Bearer',
+        azp: token.clientId,
+        acr: '1',
+        'allowed-origins': origins,
+        realm_access: { roles: ['default-roles-sandbox', 'offline_access', 'uma_authorization', 'agent-system'] },
+        resource_access: { account: { roles: ACCOUNT_ROLES } },
+        clientHost: ctx.ip,
+        email_verified: false,
         preferred_username: `service-account-${token.clientId!}`,
-        agent_id: [...(partner?.agents.keys() ?? [])],
-        realm_access: { roles: ['default-roles-sandbox', 'agent-system'] }
+        clientAddress: ctx.ip,
+        agent_id: [...(partner?.agents.keys() ?? [])]
+      }
+    },
+    formats: {
+      customizers: {
+        // Keycloak's access tokens say typ "JWT" in the JOSE header (RFC 9068's at+jwt is refused by some JWT libraries)
+        jwt: (_ctx, _token, jwt) => {
+          jwt.header = { typ: 'JWT' }
+          // client_id names the partner the token acts for (a public client's owner); azp the client itself
+          const partnerId = ownerOf(world, String(jwt.payload.client_id))?.partner.id ?? jwt.payload.client_id
+          jwt.payload = keycloakClaimOrder({ ...jwt.payload, client_id: partnerId, scope: keycloakScope(jwt.payload.scope as string | undefined) })
+        }
       }
     },
     features: {
@@ -136,7 +182,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
       introspection: { enabled: false },
       revocation: { enabled: false },
       userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => audience,
@@ -162,7 +208,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     },
     responseTypes: ['code'],
     rotateRefreshToken: false,
-    routes: ROUTES,
+    routes: providerRoutes,
     scopes: SUPPORTED_SCOPES,
     ttl: {
       AccessToken: tokenTtl,
@@ -177,11 +223,17 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   }
 
   const provider = new Provider(issuer, configuration)
+  // Keycloak's redirect URI rules (a trailing * is a prefix; loopback hosts on any port), for every client
+  const clientProto = provider.Client.prototype as unknown as { redirectUris: string[], postLogoutRedirectUris: string[], redirectUriAllowed: (uri: string) => boolean, postLogoutRedirectUriAllowed: (uri: string) => boolean }
+  clientProto.redirectUriAllowed = function (uri) { return redirectUriAllowed(this.redirectUris, uri) }
+  clientProto.postLogoutRedirectUriAllowed = function (uri) { return redirectUriAllowed(this.postLogoutRedirectUris ?? [], uri) }
   // Behind a proxy or port mapping the public URL decides scheme and host of every endpoint.
   provider.proxy = true
   provider.on('access_token.issued', (token: { grantId?: string, jti: string, exp?: number, expiration: number }) => {
     if (token.grantId !== undefined) adapter.accessTokenIssued(token.grantId, token.jti, token.exp ?? Math.floor(Date.now() / 1000) + token.expiration)
   })
-  registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience })
-  return { provider, issuer, audience, userSubject, findUser, close: adapter.close }
+  registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
+  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout)
+  browserSupport(provider, issuer, clientOrigins)
+  return { provider, issuer, audience, userSubject, findUser, clientOrigins, close: adapter.close }
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 
 /** Keycloak's layout (design.md "Token presentation and auth"). */
-export const REALM_PATH = '/auth/realms/sandbox'
+export const REALM = 'sandbox'
+export const REALM_PATH = `/auth/realms/${REALM}`
 export const OIDC_PATH = '/protocol/openid-connect'
 export const LOGIN_PATH = `${REALM_PATH}/login`
 
@@ -10,10 +11,13 @@ export const ROUTES = {
   token: `${OIDC_PATH}/token`,
   jwks: `${OIDC_PATH}/certs`,
   end_session: `${OIDC_PATH}/logout`,
+  pushed_authorization_request: `${OIDC_PATH}/ext/par/request`,
   // served by the sandbox itself (auth/token-endpoints.ts), listed in discovery
   userinfo: `${OIDC_PATH}/userinfo`,
   introspection: `${OIDC_PATH}/token/introspect`,
-  revocation: `${OIDC_PATH}/revoke`
+  revocation: `${OIDC_PATH}/revoke`,
+  // served by the sandbox itself (auth/keycloak-pages.ts), for keycloak-js
+  check_session_iframe: `${OIDC_PATH}/login-status-iframe.html`
 } as const
 
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'offline_access']

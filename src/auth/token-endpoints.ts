@@ -2,10 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
 import { sameSecret } from './password-grant.js'
+import { originAllowed } from './origins.js'
 import { OIDC_PATH } from './realm.js'
 import { TokenError, type AccessClaims, type TokenVerifier } from './verify.js'
 
 type Form = Record<string, string | undefined>
+
+// Keycloak's wording for a failed client authentication, at every endpoint
+const CLIENT_AUTH_FAILED = 'Invalid client or Invalid client credentials'
 
 /** RFC 6749 2.3.1: client_secret_basic or client_secret_post; the client id, or undefined. */
 function authenticateClient (request: FastifyRequest, world: World): string | undefined {
@@ -62,6 +66,10 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
       return reply.code(401).send({ error: 'invalid_token', error_description: 'Token verification failed' })
     }
     const p = claims.payload
+    // Keycloak's userinfo CORS: the origins the token allows
+    const origin = request.headers.origin
+    const allowed = Array.isArray(p['allowed-origins']) ? p['allowed-origins'].map(String) : []
+    if (origin !== undefined && originAllowed(allowed, origin)) reply.header('access-control-allow-origin', origin).header('access-control-allow-credentials', 'true')
     const base = { sub: p.sub, preferred_username: p.preferred_username, agent_id: claims.agentIds }
     if (claims.username === undefined) return { ...base, email_verified: false }
     const [given, ...rest] = String(p.name ?? '').split(' ')
@@ -69,10 +77,39 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
   }
   fastify.get(`${OIDC_PATH}/userinfo`, userinfo)
   fastify.post(`${OIDC_PATH}/userinfo`, userinfo)
+  fastify.options(`${OIDC_PATH}/userinfo`, async (request, reply) => {
+    const origin = request.headers.origin
+    if (origin !== undefined) {
+      reply.header('access-control-allow-origin', origin).header('access-control-allow-credentials', 'true')
+        .header('access-control-allow-methods', 'GET, POST, OPTIONS').header('access-control-allow-headers', 'Authorization, Content-Type').header('access-control-max-age', '3600')
+    }
+    return reply.code(204).send()
+  })
+
+  /** Ends the grant of a refresh token, and with it every access token issued from it. */
+  async function endGrant (rt: { grantId?: string, destroy: () => Promise<void> }): Promise<void> {
+    await rt.destroy()
+    const grant = rt.grantId === undefined ? undefined : await provider.Grant.find(rt.grantId)
+    await grant?.destroy()
+    if (rt.grantId !== undefined) await provider.AccessToken.adapter.revokeByGrantId(rt.grantId)
+  }
+
+  // Keycloak's back-channel logout: a confidential client ends a user's session with its refresh token.
+  // (Browser logout is GET with id_token_hint, answered by the provider.)
+  fastify.post(`${OIDC_PATH}/logout`, async (request, reply) => {
+    const clientId = authenticateClient(request, world)
+    if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', CLIENT_AUTH_FAILED)
+    const { refresh_token: token } = (request.body ?? {}) as Form
+    if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'No refresh token')
+    const rt = await provider.RefreshToken.find(token, { ignoreExpiration: true })
+    if (rt === undefined || rt.clientId !== clientId) return oauthError(reply, 400, 'invalid_grant', 'Invalid refresh token')
+    await endGrant(rt)
+    return reply.code(204).header('cache-control', 'no-store').send()
+  })
 
   fastify.post(`${OIDC_PATH}/token/introspect`, async (request, reply) => {
     const clientId = authenticateClient(request, world)
-    if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed')
+    if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', CLIENT_AUTH_FAILED)
     // token_type_hint is not used: a wrong hint must not stop the search (RFC 7009 2.1, RFC 7662 2.1)
     const { token } = (request.body ?? {}) as Form
     if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'missing required parameter token')
@@ -90,7 +127,7 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
 
   fastify.post(`${OIDC_PATH}/revoke`, async (request, reply) => {
     const clientId = authenticateClient(request, world)
-    if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', 'Client authentication failed')
+    if (clientId === undefined) return oauthError(reply, 401, 'invalid_client', CLIENT_AUTH_FAILED)
     // token_type_hint is not used: a wrong hint must not stop the search (RFC 7009 2.1, RFC 7662 2.1)
     const { token } = (request.body ?? {}) as Form
     if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'missing required parameter token')
@@ -99,13 +136,7 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
       verifier.revoke(claims.jti, claims.exp)
     } else {
       const rt = await provider.RefreshToken.find(token)
-      if (rt !== undefined && rt.clientId === clientId) {
-        // revoking a refresh token ends its grant, and with it every access token issued from it
-        await rt.destroy()
-        const grant = rt.grantId === undefined ? undefined : await provider.Grant.find(rt.grantId)
-        await grant?.destroy()
-        if (rt.grantId !== undefined) await provider.AccessToken.adapter.revokeByGrantId(rt.grantId)
-      }
+      if (rt !== undefined && rt.clientId === clientId) await endGrant(rt)
     }
     // RFC 7009 2.2: 200 whether or not the token was valid
     return reply.code(200).header('cache-control', 'no-store').send()

@@ -32,8 +32,8 @@ interface Cached { token: string, claims: AccessClaims }
 
 /**
  * Local verification of the provider's access tokens (no network hop): RS256 signature with the
- * provider's public key, issuer, audience, expiry and typ "at+jwt" (RFC 9068), which rejects ID tokens,
- * refresh tokens, "alg: none" and HS256 look-alikes. A verified token is cached (whole text compared) until it
+ * provider's public key, issuer, audience, expiry, header typ "JWT" and Keycloak's typ claim "Bearer", which
+ * rejects ID tokens (typ ID), refresh tokens (HS512, typ Refresh), "alg: none" and HS256 look-alikes. A verified token is cached (whole text compared) until it
  * expires, so the hot path costs a map lookup; revoked tokens are remembered until they expire.
  */
 export class TokenVerifier {
@@ -77,12 +77,13 @@ export class TokenVerifier {
         issuer: this.issuer,
         audience: this.audience,
         algorithms: ['RS256'],
-        typ: 'at+jwt',
+        typ: 'JWT',
         requiredClaims: ['exp', 'iat', 'jti', 'client_id']
       }))
     } catch (err) {
       throw new TokenError(describe(err))
     }
+    if (payload.typ !== 'Bearer') throw new TokenError(NOT_ACCESS_TOKEN)
     const claims: AccessClaims = {
       jti: String(payload.jti),
       exp: Number(payload.exp),
@@ -110,6 +111,8 @@ export class TokenVerifier {
   }
 }
 
+const NOT_ACCESS_TOKEN = 'not an access token (header typ must be JWT and claim typ Bearer)'
+
 function describe (err: unknown): string {
   const code = (err as { code?: string }).code
   const claim = (err as { claim?: string }).claim
@@ -119,7 +122,7 @@ function describe (err: unknown): string {
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'the access token signature is invalid'
     case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'the access token must be signed with RS256'
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (claim === 'typ') return 'not an access token (typ must be at+jwt)'
+      if (claim === 'typ') return NOT_ACCESS_TOKEN
       if (reason === 'missing') return `the access token has no ${claim ?? 'required'} claim`
       return `the access token has the wrong ${claim ?? 'claims'}`
     case 'ERR_JWS_INVALID':

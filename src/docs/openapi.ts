@@ -1,5 +1,6 @@
 import { CATALOGUE } from '../errors.js'
 import type { DocExamples } from './examples.js'
+import { fillBodyExamples, fillParameterExamples } from './fill-examples.js'
 
 /*
  * The last touches on the documents @fastify/swagger generates from the route schemas: what JSON Schema
@@ -97,9 +98,6 @@ export function finishOpenApi (doc: Json, examples?: DocExamples): Json {
     for (const p of op.parameters ?? []) optionalWithDefault(p, p.schema?.default)
     const ex = examples?.operations[key]
     if (ex === undefined) continue
-    for (const p of op.parameters ?? []) {
-      if (ex.params?.[p.name] !== undefined) p.example = ex.params[p.name]
-    }
     const body = op.requestBody?.content?.['application/json']
     if (body !== undefined && ex.bodies !== undefined) {
       body.examples = Object.fromEntries(ex.bodies.map((b) => [b.name, { summary: b.summary, value: b.value }]))
@@ -119,6 +117,10 @@ export function finishOpenApi (doc: Json, examples?: DocExamples): Json {
     for (const [name, schema] of Object.entries(doc.components.schemas as Json)) {
       if (examples.schemas[name] !== undefined) schema.example = examples.schemas[name]
     }
+  }
+  for (const { key, op } of operations(doc)) {
+    fillParameterExamples(op, examples?.operations[key])
+    fillBodyExamples(op, examples?.operations[key], doc.components.schemas)
   }
   return doc
 }

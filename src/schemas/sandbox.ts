@@ -3,8 +3,16 @@ import { ref } from './common.js'
 
 /* The sandbox's own control API (/__sandbox): not part of the bank's API. */
 
-const ScenarioName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'A scenario of GET /__sandbox/scenarios' })
-const Seed = Type.Integer({ minimum: 0, maximum: 2147483647, description: "Seed of the generated data; default the scenario's (or, with no scenario given, the current one)" })
+const ScenarioName = Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', examples: ['default'], description: 'A scenario of GET /__sandbox/scenarios' })
+const Seed = Type.Integer({ minimum: 0, maximum: 2147483647, examples: [42], description: "Seed of the generated data; default the scenario's (or, with no scenario given, the current one)" })
+
+/** A public OAuth client of a partner (scenario files and the operator API). */
+export const PublicClientDef = Type.Object({
+  clientId: Type.String({ pattern: '^[a-z][a-z0-9-]{2,63}$', description: 'OAuth client id of a public client (no secret, PKCE) for browser apps' }),
+  redirectUris: Type.Array(Type.String({ pattern: '^https?://[^\\s]+$' }), { minItems: 1, maxItems: 20, description: 'A trailing * is a prefix; http://localhost and http://127.0.0.1 match any port' })
+}, { additionalProperties: false })
+
+const GuaranteeState = Type.Union([Type.Literal('VALID'), Type.Literal('INVALID')], { examples: ['VALID'] })
 
 export const ResetRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),
@@ -15,12 +23,12 @@ export type ResetRequest = Static<typeof ResetRequest>
 export const AgentRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),
   seed: Type.Optional(Seed),
-  like: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$', description: "The scenario agent to copy (its generated data and fixed records, ids re-prefixed with the new agent's id); default the partner's first scenario agent" })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 }))
+  like: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$', examples: ['1001'], description: "The scenario agent to copy (its generated data and fixed records, ids re-prefixed with the new agent's id); default the partner's first scenario agent" })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, examples: ['CI RUN 42'] }))
 }, { $id: 'SandboxAgentRequest', title: 'SandboxAgentRequest' })
 export type AgentRequest = Static<typeof AgentRequest>
 
-export const AgentIdParam = Type.Object({ agentId: Type.String({ pattern: '^[0-9]{4,7}$' }) })
+export const AgentIdParam = Type.Object({ agentId: Type.String({ pattern: '^[0-9]{4,7}$', examples: ['1003'] }) })
 
 export const AgentSummary = Type.Object({
   agentId: Type.String(),
@@ -42,6 +50,7 @@ export const PartnerSummary = Type.Object({
   seed: Type.Integer(),
   agents: Type.Array(ref(AgentSummary)),
   users: Type.Array(Type.String()),
+  publicClients: Type.Array(Type.Object({ clientId: Type.String(), redirectUris: Type.Array(Type.String()) }), { description: 'Public clients (no secret, PKCE) for browser apps' }),
   guarantees: Type.Integer()
 }, { $id: 'SandboxPartnerSummary', title: 'SandboxPartnerSummary' })
 
@@ -55,13 +64,13 @@ export const ScenarioSummary = Type.Object({
 export const ScenarioList = Type.Object({ scenarios: Type.Array(ref(ScenarioSummary)) }, { $id: 'SandboxScenarioList', title: 'SandboxScenarioList' })
 
 export const GuaranteeRequest = Type.Object({
-  guaranteeId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Assigned when absent' })),
-  state: Type.Union([Type.Literal('VALID'), Type.Literal('INVALID')])
+  guaranteeId: Type.Optional(Type.String({ minLength: 1, maxLength: 255, examples: ['GTE-CI-0001'], description: 'Assigned when absent' })),
+  state: GuaranteeState
 }, { $id: 'SandboxGuaranteeRequest', title: 'SandboxGuaranteeRequest' })
 export type GuaranteeRequest = Static<typeof GuaranteeRequest>
 
 export const GuaranteeStateRequest = Type.Object({
-  state: Type.Union([Type.Literal('VALID'), Type.Literal('INVALID')])
+  state: GuaranteeState
 }, { $id: 'SandboxGuaranteeStateRequest', title: 'SandboxGuaranteeStateRequest' })
 
 export const Guarantee = Type.Object({
@@ -71,13 +80,14 @@ export const Guarantee = Type.Object({
 
 export const GuaranteeList = Type.Object({ guarantees: Type.Array(ref(Guarantee)) }, { $id: 'SandboxGuaranteeList', title: 'SandboxGuaranteeList' })
 
-export const GuaranteeIdParam = Type.Object({ guaranteeId: Type.String({ minLength: 1, maxLength: 255 }) })
+export const GuaranteeIdParam = Type.Object({ guaranteeId: Type.String({ minLength: 1, maxLength: 255, examples: ['GTE-CI-0001'] }) })
 
 export const RegisterPartnerRequest = Type.Object({
-  clientId: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9-]{2,63}$', description: 'Client id to register; generated when absent' })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  agents: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1, description: 'How many agents the partner gets' })),
-  redirectUris: Type.Optional(Type.Array(Type.String({ pattern: '^https?://[^\\s]+$' }), { maxItems: 20 })),
+  clientId: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9-]{2,63}$', examples: ['acme-conveyancing'], description: 'Client id to register; generated when absent' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, examples: ['ACME Conveyancing'] })),
+  agents: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 1, examples: [2], description: 'How many agents the partner gets' })),
+  redirectUris: Type.Optional(Type.Array(Type.String({ pattern: '^https?://[^\\s]+$' }), { maxItems: 20, examples: [['https://app.acme.example/callback']] })),
+  publicClients: Type.Optional(Type.Array(PublicClientDef, { maxItems: 10, examples: [[{ clientId: 'acme-conveyancing-web', redirectUris: ['http://localhost/*'] }]], description: 'Public clients (no secret, PKCE) for browser apps, e.g. keycloak-js' })),
   scenario: Type.Optional(ScenarioName),
   seed: Type.Optional(Seed)
 }, { $id: 'SandboxRegisterPartnerRequest', title: 'SandboxRegisterPartnerRequest' })

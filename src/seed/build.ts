@@ -28,7 +28,7 @@ export interface AgentSpec {
 }
 
 /** What a partner keeps across resets: identity and credentials (and, for registered partners, its agents). */
-export type PartnerIdentity = Pick<PartnerSnapshot, 'id' | 'number' | 'name' | 'secret' | 'redirectUris' | 'registered'> & {
+export type PartnerIdentity = Pick<PartnerSnapshot, 'id' | 'number' | 'name' | 'secret' | 'redirectUris' | 'publicClients' | 'registered'> & {
   agents: Array<{ id: string, name: string }>
 }
 
@@ -209,6 +209,7 @@ function * partnerSteps (ctx: BuildContext, loaded: LoadedScenario, seed: number
     name: def?.name ?? identity.name,
     secret: def?.secret ?? identity.secret,
     redirectUris: def?.redirectUris ?? identity.redirectUris,
+    publicClients: def?.publicClients ?? identity.publicClients ?? [],
     registered: identity.registered,
     scenario: loaded.scenario.name,
     seed,

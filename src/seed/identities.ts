@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { SandboxError, validationFailed } from '../errors.js'
 import type { Partner } from '../store/partner.js'
+import type { PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
 import type { AgentSpec, PartnerIdentity } from './build.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
@@ -18,6 +19,7 @@ export function identityOf (p: Partner): PartnerIdentity {
     name: p.name,
     secret: p.secret,
     redirectUris: p.redirectUris,
+    publicClients: p.publicClients,
     registered: p.registered,
     agents: [...p.agents.values()].filter((a) => !a.fresh).map((a) => ({ id: a.id, name: a.name }))
   }
@@ -58,13 +60,25 @@ export function freshAgentSpec (world: World, library: ScenarioLibrary, partner:
   }
 }
 
-export interface NewPartner { clientId?: string, name?: string, agents?: number, redirectUris?: string[] }
+export interface NewPartner { clientId?: string, name?: string, agents?: number, redirectUris?: string[], publicClients?: PublicClient[] }
+
+/** Every client id in use or declared: partners' and their public clients'. */
+function clientIdsTaken (world: World, library: ScenarioLibrary): Set<string> {
+  const taken = new Set<string>()
+  for (const p of world.partners.values()) for (const id of [p.id, ...p.publicClients.map((c) => c.clientId)]) taken.add(id)
+  for (const n of library.names()) {
+    for (const p of library.get(n).scenario.partners) for (const id of [p.id, ...(p.publicClients ?? []).map((c) => c.clientId)]) taken.add(id)
+  }
+  return taken
+}
 
 /** A partner the operator registers: a free client id, a number after every one in use or declared, a new secret. */
 export function registeredIdentity (world: World, library: ScenarioLibrary, opts: NewPartner): PartnerIdentity {
   const id = opts.clientId ?? `partner-${randomBytes(4).toString('hex')}`
-  if (world.partner(id) !== undefined || library.names().some((n) => library.get(n).partners.has(id))) {
-    throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${id} is taken`)
+  const taken = clientIdsTaken(world, library)
+  const publicIds = (opts.publicClients ?? []).map((c) => c.clientId)
+  for (const wanted of [id, ...publicIds]) {
+    if (taken.has(wanted) || [id, ...publicIds].filter((x) => x === wanted).length > 1) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${wanted} is taken`)
   }
   const scenarioNumbers = library.names().flatMap((n) => library.get(n).scenario.partners.map((p) => p.number))
   const number = Math.max(world.nextPartnerNumber(), ...scenarioNumbers.map((n) => n + 1))
@@ -75,6 +89,7 @@ export function registeredIdentity (world: World, library: ScenarioLibrary, opts
     name: opts.name ?? id,
     secret: randomBytes(24).toString('base64url'),
     redirectUris: opts.redirectUris ?? [],
+    publicClients: opts.publicClients ?? [],
     registered: true,
     agents: Array.from({ length: count }, (_, i) => ({ id: `${number}${String(i + 1).padStart(3, '0')}`, name: `AGENT ${i + 1} OF ${id.toUpperCase()}` }))
   }

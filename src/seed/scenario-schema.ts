@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DigitString } from '../schemas/common.js'
+import { PublicClientDef } from '../schemas/sandbox.js'
 
 /*
  * The shape of a scenario file (scenarios/*.json). Records are written the way a partner would send
@@ -51,6 +52,7 @@ export const PartnerDefSchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   secret: Type.String({ minLength: 8, maxLength: 128 }),
   redirectUris: Type.Optional(Type.Array(Type.String({ pattern: '^https?://' }))),
+  publicClients: Type.Optional(Type.Array(PublicClientDef, { maxItems: 10 })),
   agents: Type.Array(AgentDef, { minItems: 1 }),
   users: Type.Optional(Type.Array(UserDef))
 }, { additionalProperties: false })

@@ -99,12 +99,17 @@ function checkReferences (file: string, scenario: Scenario, ajv: Ajv, ref: Refer
   const partners = new Map<string, PartnerDef>()
   const agentOwner = new Map<string, string>()
   const numbers = new Set<number>()
+  const clientIds = new Set(scenario.partners.map((p) => p.id))
   scenario.partners.forEach((p, i) => {
     const where = `${file}: partners[${i}]`
     if (partners.has(p.id)) throw new DataError(`${where}.id: duplicate partner ${p.id}`)
     if (numbers.has(p.number)) throw new DataError(`${where}.number: duplicate partner number ${p.number}`)
     partners.set(p.id, p)
     numbers.add(p.number)
+    ;(p.publicClients ?? []).forEach((c, j) => {
+      if (clientIds.has(c.clientId)) throw new DataError(`${where}.publicClients[${j}].clientId: client id ${c.clientId} is used twice`)
+      clientIds.add(c.clientId)
+    })
     p.agents.forEach((a, j) => {
       if (!a.id.startsWith(String(p.number)) || a.id.length !== String(p.number).length + 3) {
         throw new DataError(`${where}.agents[${j}].id: must be the partner number ${p.number} followed by three digits`)

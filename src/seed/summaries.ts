@@ -27,6 +27,7 @@ export interface PartnerSummary {
   seed: number
   agents: AgentSummary[]
   users: string[]
+  publicClients: Array<{ clientId: string, redirectUris: string[] }>
   guarantees: number
 }
 
@@ -60,6 +61,7 @@ export function partnerSummary (p: Partner): PartnerSummary {
     seed: p.seed,
     agents: [...p.agents.values()].map(agentSummary),
     users: p.users.map((u) => u.username),
+    publicClients: p.publicClients.map((c) => ({ clientId: c.clientId, redirectUris: c.redirectUris })),
     guarantees: p.guarantees.size
   }
 }

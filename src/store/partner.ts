@@ -1,5 +1,5 @@
 import { AgentStore } from './agent.js'
-import type { AgentSnapshot, Guarantee, PartnerSnapshot, TestUser } from './records.js'
+import type { AgentSnapshot, Guarantee, PartnerSnapshot, PublicClient, TestUser } from './records.js'
 import { clockNow } from '../clock.js'
 import { PARTNER_FILE_FORMAT } from './records.js'
 import { initialSandboxState, type PartnerSandboxState } from '../schemas/sandbox-state.js'
@@ -11,6 +11,7 @@ export class Partner {
   readonly name: string
   readonly secret: string
   readonly redirectUris: string[]
+  readonly publicClients: PublicClient[]
   readonly registered: boolean
   scenario: string
   seed: number
@@ -27,6 +28,7 @@ export class Partner {
     this.name = s.name
     this.secret = s.secret
     this.redirectUris = s.redirectUris
+    this.publicClients = s.publicClients ?? []
     this.registered = s.registered
     this.scenario = s.scenario
     this.seed = s.seed
@@ -60,6 +62,7 @@ export class Partner {
       name: this.name,
       secret: this.secret,
       redirectUris: this.redirectUris,
+      publicClients: this.publicClients,
       registered: this.registered,
       scenario: this.scenario,
       seed: this.seed,

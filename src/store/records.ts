@@ -58,6 +58,13 @@ export interface Guarantee {
   state: 'VALID' | 'INVALID'
 }
 
+/** A public OAuth client of a partner, for browser apps: no secret, PKCE; its users are the partner's test users. */
+export interface PublicClient {
+  clientId: string
+  /** Keycloak-style: a trailing * is a prefix; http://localhost and http://127.0.0.1 match any port. */
+  redirectUris: string[]
+}
+
 /** One partner (an OAuth client) and everything it owns: the unit of persistence (one file each). */
 export interface PartnerSnapshot {
   format: 1
@@ -66,6 +73,8 @@ export interface PartnerSnapshot {
   name: string
   secret: string
   redirectUris: string[]
+  /** Optional: partner files written before public clients existed have none. */
+  publicClients?: PublicClient[]
   /** Registered through the operator API rather than declared by a scenario. */
   registered: boolean
   scenario: string

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import * as client from 'openid-client'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { listen } from '../helper.js'
+import { browse, follow, Jar, signInAt } from './flow.js'
 
 interface Running { app: FastifyInstance, base: string, issuer: URL }
 
@@ -22,55 +23,6 @@ async function callApi (base: string, path: string, token: string, agent = '1001
   const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}`, 'agent-id': agent } })
   const text = await res.text()
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) }
-}
-
-/** Minimal cookie jar (name, path, expiry) for the browser part of the code flow. */
-class Jar {
-  private readonly cookies = new Map<string, { value: string, path: string }>()
-  store (res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(';').map((s) => s.trim())
-      const eq = pair.indexOf('=')
-      const name = pair.slice(0, eq)
-      const value = pair.slice(eq + 1)
-      let path = '/'
-      let gone = value === ''
-      for (const a of attrs) {
-        const [k, v = ''] = a.split('=')
-        if (k.toLowerCase() === 'path') path = v
-        if (k.toLowerCase() === 'expires' && Date.parse(v) <= Date.now()) gone = true
-        if (k.toLowerCase() === 'max-age' && Number(v) <= 0) gone = true
-      }
-      const key = `${name} ${path}`
-      if (gone) this.cookies.delete(key)
-      else this.cookies.set(key, { value, path })
-    }
-  }
-
-  header (url: URL): string {
-    return [...this.cookies].filter(([, c]) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
-      .map(([key, c]) => `${key.split(' ')[0]}=${c.value}`).join('; ')
-  }
-}
-
-/** One browser request (redirects not followed), with the jar's cookies. */
-async function browse (jar: Jar, url: URL, init: RequestInit = {}): Promise<Response> {
-  const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: jar.header(url) } })
-  jar.store(res)
-  return res
-}
-
-/** Follows redirects until one leaves the sandbox (the client's redirect URI) or a page is shown. */
-async function follow (jar: Jar, start: Response, from: URL, stopAt: string): Promise<{ res: Response, url: URL }> {
-  let res = start
-  let url = from
-  for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
-    url = new URL(res.headers.get('location')!, url)
-    if (url.href.startsWith(stopAt)) return { res, url }
-    await res.arrayBuffer()
-    res = await browse(jar, url)
-  }
-  return { res, url }
 }
 
 /** The OAuth error code a request failed with ('none' when it succeeded). */
@@ -117,7 +69,7 @@ t.test('the sandbox speaks OpenID Connect to a real client over HTTP', async (t)
     t.equal(res.expires_in, 300, 'default lifetime: 5 minutes')
     t.equal(res.refresh_token, undefined, 'no refresh token for a client')
     const header = decodeProtectedHeader(res.access_token)
-    t.match(header, { alg: 'RS256', typ: 'at+jwt', kid: String })
+    t.match(header, { alg: 'RS256', typ: 'JWT', kid: String })
     const c = decodeJwt(res.access_token)
     t.equal(c.iss, issuer.href)
     t.same([c.aud].flat(), [`${base}/api`])
@@ -203,15 +155,7 @@ t.test('the sandbox speaks OpenID Connect to a real client over HTTP', async (t)
   /** The code flow as a browser does it, for alice; the URL the provider sends her back to. */
   async function signIn (challenge: string): Promise<URL> {
     const authUrl = client.buildAuthorizationUrl(partnerA, { redirect_uri: redirectUri, scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' })
-    const jar = new Jar()
-    const login = await follow(jar, await browse(jar, authUrl), authUrl, redirectUri)
-    await login.res.text()
-    const posted = await browse(jar, login.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'username=alice&password=alice-password'
-    })
-    return (await follow(jar, posted, login.url, redirectUri)).url
+    return await signInAt(authUrl, redirectUri, 'alice', 'alice-password')
   }
 
   await t.test('a code cannot be redeemed without its PKCE verifier', async (t) => {
@@ -234,7 +178,7 @@ t.test('the sandbox speaks OpenID Connect to a real client over HTTP', async (t)
   await t.test('the password grant (direct access) gives a user token and a refresh token', async (t) => {
     const res = await client.genericGrantRequest(partnerA, 'password', { username: 'alice', password: 'alice-password', scope: 'openid' })
     const header = decodeProtectedHeader(res.access_token)
-    t.match(header, { alg: 'RS256', typ: 'at+jwt', kid: String })
+    t.match(header, { alg: 'RS256', typ: 'JWT', kid: String })
     const c = decodeJwt(res.access_token)
     t.equal(c.iss, issuer.href)
     t.same([c.aud].flat(), [`${base}/api`])

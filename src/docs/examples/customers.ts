@@ -11,11 +11,15 @@ export function customerExamples (c: ExampleContext): OperationsExamples {
   // a new client: a related party of a fixed record who has no record of its own
   const newParty = records.customers.flatMap((r) => r.otherCustomers ?? [])
     .find((p) => p.entityTypeId === '1' && !records.customers.some((r) => r.defaultCustomer.identifyingNumber === p.identifyingNumber))!
+  // a second client of the record: another related party (never the default customer again)
+  const coClient = records.customers.flatMap((r) => r.otherCustomers ?? []).find((p) => p.identifyingNumber !== newParty.identifyingNumber)
   const request = {
     customerReference: `${first.customerReference ?? 'CUST'}-B`,
     agentReference: first.agentReference,
     adminFeePercent: first.adminFeePercent,
-    defaultCustomer: newParty
+    createCallAccount: true,
+    defaultCustomer: newParty,
+    ...(coClient === undefined ? {} : { otherCustomers: [coClient] })
   }
   // a rule the schema cannot say (the request stays valid JSON Schema: the document stays lintable)
   const idNumber = newParty.identifyingNumber

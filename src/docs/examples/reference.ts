@@ -18,8 +18,15 @@ export function referenceExamples (c: ExampleContext): OperationsExamples {
       ...kit.common(path)
     ]
   })
+  const publicAccounts = list('/api/accounts/public', 'size=3', 'PublicAccountPage', 'publicAccounts', repos.reference.publicAccounts, 'The first three public accounts')
+  // one by name: the example value of the name parameter (fill-examples.ts takes it from the first success)
+  const named = repos.reference.publicAccounts(paged('')).items.find((a) => a.name !== undefined)?.name
+  if (named !== undefined) {
+    const query = `name=${encodeURIComponent(named)}`
+    publicAccounts.responses.unshift(kit.ok(`/api/accounts/public?${query}`, 'PublicAccountPage', pageReply('publicAccounts', repos.reference.publicAccounts(paged(query), named)), `The public account named ${named}`, { name: 'byName' }))
+  }
   return {
-    'GET /api/accounts/public': list('/api/accounts/public', 'size=3', 'PublicAccountPage', 'publicAccounts', repos.reference.publicAccounts, 'The first three public accounts'),
+    'GET /api/accounts/public': publicAccounts,
     'GET /api/banks': list('/api/banks', 'size=3', 'BankPage', 'banks', repos.reference.banks, 'The first three banks'),
     'GET /api/investment-types': list('/api/investment-types', '', 'InvestmentTypePage', 'investmentTypes', repos.reference.investmentTypes, 'Every investment type'),
     'GET /api/products': list('/api/products', '', 'ProductPage', 'products', repos.reference.products, 'Every product'),

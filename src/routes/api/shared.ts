@@ -2,8 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Paging } from '../../schemas/common.js'
 import type { PageInfo } from '../../store/paging.js'
 
-/** Either of the embedded provider's OAuth 2.0 flows, or a bearer token pasted by hand (spec 5). */
-export const SECURED: Array<Record<string, string[]>> = [{ sandboxOAuth: ['openid'] }, { bearerAuth: [] }]
+/**
+ * A bearer token (spec 5), or one of the embedded provider's OAuth 2.0 flows. bearerAuth comes first:
+ * converters (Postman, newman) and client generators use the first requirement only.
+ */
+export const SECURED: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sandboxOAuth: ['openid'] }]
 
 /** spec 2.1: a list answer is the page object, sortResponses and the endpoint's named array. */
 export function pageReply<K extends string, T> (name: K, result: { page: PageInfo, items: T[] }): { page: PageInfo, sortResponses: never[] } & Record<K, T[]> {

@@ -7,5 +7,6 @@ export function partnerOf (request: FastifyRequest): string {
   return request.token.clientId
 }
 
-export const PARTNER_SECURITY: Array<Record<string, string[]>> = [{ sandboxOAuth: [] }, { bearerAuth: [] }]
+// bearerAuth first: converters and client generators use the first requirement only
+export const PARTNER_SECURITY: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sandboxOAuth: [] }]
 export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ adminToken: [] }]

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto'
+import type { AdapterPayload } from 'oidc-provider'
+import type { Partner } from '../store/partner.js'
+import type { PublicClient } from '../store/records.js'
+import type { World } from '../store/world.js'
+import { GRANT_TYPES, SUPPORTED_SCOPES } from './realm.js'
+
+/** The partner an OAuth client acts for: the partner itself (confidential) or the owner of a public client. */
+export interface ClientOwner { partner: Partner, publicClient?: PublicClient }
+
+export function ownerOf (world: World, clientId: string): ClientOwner | undefined {
+  const partner = world.partner(clientId)
+  if (partner !== undefined) return { partner }
+  for (const p of world.partners.values()) {
+    const publicClient = p.publicClients.find((c) => c.clientId === clientId)
+    if (publicClient !== undefined) return { partner: p, publicClient }
+  }
+  return undefined
+}
+
+/** A partner as a confidential client: all four grants, client_secret_basic or _post. */
+function confidential (partner: Partner, docsRedirectUri: string, locked: boolean): AdapterPayload {
+  const redirectUris = [...new Set([docsRedirectUri, ...partner.redirectUris])]
+  return {
+    client_id: partner.id,
+    // a locked client (SANDBOX_LOCKOUT_*) fails authentication whatever secret it sends
+    client_secret: locked ? randomUUID() : partner.secret,
+    client_name: partner.name,
+    redirect_uris: redirectUris,
+    // Keycloak's default "+": the redirect URIs
+    post_logout_redirect_uris: redirectUris,
+    grant_types: GRANT_TYPES,
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: SUPPORTED_SCOPES.join(' ')
+  }
+}
+
+/** A public client (Keycloak's "Client authentication: off"): code flow with PKCE and refresh only. */
+function publicClient (partner: Partner, c: PublicClient): AdapterPayload {
+  return {
+    client_id: c.clientId,
+    client_name: `${partner.name} (browser app)`,
+    redirect_uris: c.redirectUris,
+    post_logout_redirect_uris: c.redirectUris,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    scope: SUPPORTED_SCOPES.join(' ')
+  }
+}
+
+/** The provider's metadata of a client id (partner or public client), or undefined. */
+export function clientMetadata (owner: ClientOwner | undefined, docsRedirectUri: string, locked: boolean): AdapterPayload | undefined {
+  if (owner === undefined) return undefined
+  return owner.publicClient === undefined ? confidential(owner.partner, docsRedirectUri, locked) : publicClient(owner.partner, owner.publicClient)
+}

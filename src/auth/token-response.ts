@@ -1,0 +1,103 @@
+import type Provider from 'oidc-provider'
+import type { KoaContextWithOIDC } from 'oidc-provider'
+import { keycloakScope, sessionId, type KeycloakTokens } from './keycloak-tokens.js'
+import { clientKey, type Lockout } from './lockout.js'
+import { ROUTES } from './realm.js'
+
+type Body = Record<string, unknown>
+interface StoredRefreshToken { grantId?: string, exp?: number, accountId?: string, clientId?: string, scope?: string }
+type FindRefreshToken = (value: string, opts?: { ignoreExpiration?: boolean }) => Promise<StoredRefreshToken | undefined>
+
+/**
+ * Keycloak's wording and status for the token endpoint's errors (Keycloak 26 TokenEndpoint and grant
+ * types). [grant, error, the provider's description or detail] -> [status, error, Keycloak's description]. A wrong
+ * client secret stays invalid_client as RFC 6749 5.2 says (Keycloak answers unauthorized_client there).
+ */
+const ERRORS: Array<[string, string, RegExp, number, string, string]> = [
+  ['*', 'invalid_client', /./, 401, 'invalid_client', 'Invalid client or Invalid client credentials'],
+  ['password', 'invalid_grant', /./, 401, 'invalid_grant', 'Invalid user credentials'],
+  ['refresh_token', 'invalid_grant', /expired/, 400, 'invalid_grant', 'Token is not active'],
+  ['refresh_token', 'invalid_grant', /grant not found|session/, 400, 'invalid_grant', 'Session not active'],
+  ['refresh_token', 'invalid_grant', /./, 400, 'invalid_grant', 'Invalid refresh token'],
+  ['authorization_code', 'invalid_grant', /PKCE/, 400, 'invalid_grant', 'PKCE verification failed: Code mismatch'],
+  ['authorization_code', 'invalid_grant', /redirect_uri/, 400, 'invalid_grant', 'Incorrect redirect_uri'],
+  ['authorization_code', 'invalid_grant', /./, 400, 'invalid_grant', 'Code not valid'],
+  ['*', 'unsupported_grant_type', /./, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
+  // only the public clients of browser apps lack grants: no direct access, no service account
+  ['password', 'invalid_request', /grant type is not allowed/, 400, 'unauthorized_client', 'Client not allowed for direct access grants'],
+  ['client_credentials', 'invalid_request', /grant type is not allowed/, 400, 'unauthorized_client', 'Public client not allowed to retrieve service account'],
+  ['*', 'invalid_request', /grant_type/, 400, 'invalid_request', 'Missing form parameter: grant_type']
+]
+
+function keycloakError (grantType: unknown, status: number, body: Body, detail: string): [number, Body] {
+  const error = String(body.error)
+  const description = `${String(body.error_description ?? '')} ${detail}`.trim()
+  for (const [grant, code, match, kcStatus, kcError, kcDescription] of ERRORS) {
+    if ((grant === '*' || grant === grantType) && code === error && match.test(description)) return [kcStatus, { error: kcError, error_description: kcDescription }]
+  }
+  if (error === 'invalid_scope') return [400, { error, error_description: `Invalid scopes: ${String(body.scope ?? detail)}` }]
+  return [status, { error, error_description: String(body.error_description ?? '') }]
+}
+
+/**
+ * The token endpoint's answers as Keycloak gives them: refresh tokens as JWTs, ID tokens in Keycloak's
+ * shape, session_state, refresh_expires_in and not-before-policy in the response, Keycloak's error
+ * wording; and wrong client secrets counted for the lockout. A Koa middleware of the provider, so it
+ * sees every grant (the provider's own and the password grant).
+ */
+export function keycloakTokenResponses (provider: Provider, tokens: KeycloakTokens, lockout: Lockout): void {
+  const RefreshToken = provider.RefreshToken as unknown as { find: FindRefreshToken }
+  const findRefreshToken = RefreshToken.find.bind(RefreshToken)
+  // a client only ever holds the JWT form; the provider's handle inside it is what the provider knows
+  RefreshToken.find = async (value, opts) => {
+    const handle = await tokens.refreshHandle(value)
+    return handle === undefined ? undefined : await findRefreshToken(handle, opts)
+  }
+
+  // the provider's InvalidGrant always says "grant request is invalid"; its reason is in the error's detail
+  const details = new WeakMap<object, string>()
+  provider.on('grant.error', (ctx: object, err: { error_detail?: string }) => details.set(ctx, err.error_detail ?? ''))
+
+  provider.use(async (ctx: KoaContextWithOIDC, next) => {
+    if (ctx.path !== ROUTES.token || ctx.method !== 'POST') return await next()
+    await next()
+    const body = ctx.body as Body | undefined
+    if (body === undefined || typeof body !== 'object' || body === null) return
+    const clientId = ctx.oidc?.client?.clientId
+    if (ctx.status >= 400 && typeof body.error === 'string') {
+      if (clientId !== undefined && body.error === 'invalid_client') lockout.failed(clientKey(clientId))
+      const [status, kcBody] = keycloakError(ctx.oidc?.params?.grant_type, ctx.status, body, details.get(ctx) ?? '')
+      ctx.status = status
+      ctx.body = kcBody
+      if (status === 401 && ctx.get('authorization') === '') ctx.remove('www-authenticate')
+      return
+    }
+    if (clientId !== undefined) lockout.succeeded(clientKey(clientId))
+    if (ctx.status !== 200 || typeof body.access_token !== 'string') return
+    ctx.body = await keycloakTokenBody(body, findRefreshToken, tokens)
+  })
+}
+
+async function keycloakTokenBody (body: Body, findRefreshToken: FindRefreshToken, tokens: KeycloakTokens): Promise<Body> {
+  const now = Math.floor(Date.now() / 1000)
+  // a refresh answers with the refresh token it was given (not rotated, as Keycloak's default): the JWT form
+  const handle = typeof body.refresh_token === 'string' ? (await tokens.refreshHandle(body.refresh_token)) ?? body.refresh_token : undefined
+  const rt = handle === undefined ? undefined : await findRefreshToken(handle)
+  const sid = rt?.grantId === undefined ? undefined : sessionId(rt.grantId)
+  const refreshToken = rt === undefined
+    ? undefined
+    : await tokens.refreshToken({ handle: handle!, exp: rt.exp!, sub: rt.accountId!, azp: rt.clientId!, sid: sid!, scope: keycloakScope(rt.scope) })
+  const idToken = typeof body.id_token === 'string' ? await tokens.idToken(body.id_token, { sid, accessToken: body.access_token as string }) : undefined
+  // Keycloak's field order
+  return JSON.parse(JSON.stringify({
+    access_token: body.access_token,
+    expires_in: body.expires_in,
+    refresh_expires_in: rt === undefined ? 0 : Math.max(0, rt.exp! - now),
+    refresh_token: refreshToken,
+    token_type: 'Bearer',
+    id_token: idToken,
+    'not-before-policy': 0,
+    session_state: sid,
+    scope: keycloakScope(body.scope as string | undefined)
+  })) as Body
+}
