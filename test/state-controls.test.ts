@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { api, build, PARTNER_B, tokenFor } from './helper.js'
@@ -93,4 +96,20 @@ t.test('a reset undoes the state changes', async (t) => {
   await api(app, { method: 'POST', url: '/__sandbox/reset', agent: null })
   t.notOk('closedDate' in await read(app, `/api/accounts/${ACCOUNT}`))
   t.equal((await read(app, `/api/customers/${CUSTOMER}`)).defaultCustomer.kycStatus, true)
+})
+
+t.test('with a data dir the state changes survive a restart', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-state-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const first = await build(t, { dataDir: dir })
+  await api(first, { method: 'POST', url: `/__sandbox/accounts/${ACCOUNT}/close`, body: { closedDate: '2026-03-01' } })
+  await api(first, { method: 'PUT', url: '/__sandbox/accounts/1001200000002/balance', body: { amount: 42.42 } })
+  await api(first, { method: 'PUT', url: `/__sandbox/customers/${CUSTOMER}/kyc`, body: { kycStatus: false } })
+  await first.close()
+  const second = await build(t, { dataDir: dir })
+  t.equal((await read(second, `/api/accounts/${ACCOUNT}`)).closedDate, '2026-03-01')
+  t.equal((await read(second, '/api/accounts/1001200000002')).balance.amount, 42.42)
+  t.equal((await read(second, `/api/customers/${CUSTOMER}`)).defaultCustomer.kycStatus, false)
+  const listed = (await read(second, `/api/accounts?customerId=${CUSTOMER}`)).accounts.find((a: { id: string }) => a.id === ACCOUNT)
+  t.equal(listed.closedDate, '2026-03-01', 'the per-customer list holds the changed record too')
 })

@@ -62,7 +62,7 @@ export const Clock = Type.Object({
 export const ClockRequest = Type.Object({
   now: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'Date-time (ISO 8601; without an offset it is South African time) or date (midnight in South Africa)', examples: ['2027-02-28T23:59:00+02:00'] })),
   advance: Type.Optional(Type.String({ minLength: 2, maxLength: 40, description: 'ISO 8601 duration to move the clock forward by (P30D, PT2H, P1Y2M)', examples: ['P30D'] })),
-  frozen: Type.Optional(Type.Boolean({ description: 'Stop the clock at that instant (true) or let it run on from there (false, the default with now); with advance, the clock keeps its mode' }))
+  frozen: Type.Optional(Type.Boolean({ examples: [false], description: 'Stop the clock at that instant (true) or let it run on from there (false, the default with now); with advance, the clock keeps its mode' }))
 }, { $id: 'SandboxClockRequest', title: 'SandboxClockRequest', additionalProperties: false })
 export type ClockRequest = Static<typeof ClockRequest>
 

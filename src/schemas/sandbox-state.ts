@@ -24,7 +24,7 @@ export const FaultMatch = Type.Object({
     examples: ['/api/customers/{customerId}/messages']
   })),
   agentId: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'The Agent-Id of the request', examples: ['1001'] }))
-}, { $id: 'SandboxFaultMatch', title: 'SandboxFaultMatch', additionalProperties: false })
+}, { $id: 'SandboxFaultMatch', title: 'SandboxFaultMatch', additionalProperties: false, examples: [{ method: 'POST', path: '/api/customers' }] })
 export type FaultMatch = Static<typeof FaultMatch>
 
 /** A stored fault rule: what POST /__sandbox/faults accepted, with its counters. */
