@@ -60,6 +60,11 @@ function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Refe
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return new SandboxError('SANDBOX_ERR_MALFORMED_JSON', `JSON parse error: ${error.message}`)
   }
+  if (error.statusCode === 403 || error.statusCode === 404) {
+    // the docs' static file server refuses a path that climbs out of its folder ('../') with a bare 403:
+    // to the client that is no endpoint, as any other path that names nothing
+    return noEndpoint(request)
+  }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     // Fastify's own client errors (content length, bad URL...): their messages name no internals
     const code = error.statusCode === 413 ? 'SANDBOX_ERR_BODY_TOO_LARGE' : error.statusCode === 415 ? 'SANDBOX_ERR_MEDIA_TYPE' : 'SANDBOX_ERR_VALIDATION'
@@ -68,6 +73,10 @@ function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Refe
     return e
   }
   return new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
+}
+
+function noEndpoint (request: FastifyRequest): SandboxError {
+  return new SandboxError('SANDBOX_ERR_ROUTE_NOT_FOUND', `No endpoint ${request.method} ${requestPath(request)}`)
 }
 
 export function sendError (reply: FastifyReply, request: FastifyRequest, err: SandboxError): FastifyReply {
@@ -124,11 +133,13 @@ async function errorsPlugin (fastify: FastifyInstance, opts: { reference: Refere
       return sendError(reply, request, new SandboxError('SANDBOX_ERR_VERSION_NOT_FOUND', `API version ${version} does not exist`))
     }
     const routeUrl = request.url.split('?')[0]
+    // a route of this very method matched and found nothing there (a static file that is not): a 404
+    if (routes.find(request.method as never, routeUrl, {}) !== null) return sendError(reply, request, noEndpoint(request))
     const allowed = [...methods].filter((m) => m !== request.method && routes.find(m as never, routeUrl, {}) !== null)
     if (allowed.length > 0) {
       return sendError(reply, request, new SandboxError('SANDBOX_ERR_METHOD_NOT_ALLOWED', `Request method '${request.method}' is not supported`, [], { allow: allowed.join(', ') }))
     }
-    return sendError(reply, request, new SandboxError('SANDBOX_ERR_ROUTE_NOT_FOUND', `No endpoint ${request.method} ${path}`))
+    return sendError(reply, request, noEndpoint(request))
   })
 }
 

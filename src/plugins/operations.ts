@@ -6,7 +6,8 @@ import pino, { type Bindings, type ChildLoggerOptions, type LogFn } from 'pino'
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import { Type } from '@sinclair/typebox'
-import { SandboxError, errorBody } from '../errors.js'
+import { SandboxError, errorBody, type ErrorCode } from '../errors.js'
+import { SECURITY_HEADER_LINES } from './security-headers.js'
 
 const RETRY_AFTER_SECONDS = 5
 const SAMPLE_INTERVAL_MS = 1000
@@ -70,23 +71,33 @@ class OverloadedError extends SandboxError {
   }
 }
 
+// the request line of what the parser refused, when it got that far: "METHOD target HTTP/1.x"
+const REQUEST_LINE = /^([A-Z]{1,20}) (\/[\x21-\x7e]{0,8191}) HTTP\/\d\.\d\r?\n/
+
+const CLIENT_ERRORS: Record<string, { status: number, code: ErrorCode, message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'SANDBOX_ERR_TIMEOUT', message: 'The request did not arrive within the request timeout' },
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'SANDBOX_ERR_HEADERS_TOO_LARGE', message: 'The request headers are larger than the limit of 16 KB' }
+}
+const MALFORMED = { status: 400, code: 'SANDBOX_ERR_MALFORMED_HTTP' as ErrorCode, message: 'The request is not valid HTTP/1.1' }
+
 /**
  * Errors of the HTTP layer, before there is a request (request timeout, malformed request, headers
- * too large): the error body and a request id like every other answer, then the connection closes.
+ * too large): the error body, X-Sandbox-Error and a request id like every other answer (the path when
+ * the request line could be read; no body to a HEAD), then the connection closes.
  */
 export function clientError (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
-  const message = status === 408
-    ? 'The request did not arrive within the request timeout'
-    : status === 431 ? 'The request headers are too large' : 'The request is not valid HTTP'
-  const body = JSON.stringify(errorBody(status, message, ''))
+  const { status, code, message } = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED
+  const raw = (err as { rawPacket?: unknown }).rawPacket
+  const line = Buffer.isBuffer(raw) ? REQUEST_LINE.exec(raw.subarray(0, 8300).toString('latin1')) : null
+  const path = line === null ? '' : line[2].split('?')[0]
+  const body = JSON.stringify(errorBody(status, message, path))
   const id = randomUUID()
   this.log.info({ reqId: id, status, code: err.code }, message)
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nx-request-id: ${id}\r\n` +
-      `${status === 408 ? 'x-sandbox-error: SANDBOX_ERR_TIMEOUT\r\n' : ''}content-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nx-request-id: ${id}\r\nx-sandbox-error: ${code}\r\n${SECURITY_HEADER_LINES}` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n` +
+      (line?.[1] === 'HEAD' ? '' : body))
   }
   // without the error: the identity provider (Koa) would print it to stderr as if it were its own
   socket.destroy()
@@ -120,7 +131,13 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   fastify.addHook('onRequest', (request, reply, done) => {
     // on the raw response, so that responses written by the identity provider carry it too
     reply.raw.setHeader('x-request-id', request.id)
-    done()
+    // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal of it has no body, so it is answered here
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.raw.setHeader('connection', 'close')
+      done(new SandboxError('SANDBOX_ERR_MALFORMED_HTTP', 'The request has no Host header, which HTTP/1.1 requires'))
+    } else {
+      done()
+    }
   })
   fastify.addHook('onSend', (_request, reply, _payload, done) => {
     // stopping: the client must not send more on this connection, so that the stop is not held up
