@@ -131,6 +131,8 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   fastify.addHook('onRequest', (request, reply, done) => {
     // on the raw response, so that responses written by the identity provider carry it too
     reply.raw.setHeader('x-request-id', request.id)
+    // stopping: this is the connection's last answer, also when the identity provider writes it
+    if (!readiness.ready) reply.raw.setHeader('connection', 'close')
     // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal of it has no body, so it is answered here
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       reply.raw.setHeader('connection', 'close')
