@@ -9,6 +9,7 @@ import docs from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
 import { logDestination } from './plugins/log-stream.js'
 import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
+import partnerRateLimit from './plugins/rate-limit.js'
 import securityHeaders from './plugins/security-headers.js'
 import store from './plugins/store.js'
 import validation from './plugins/validation.js'
@@ -83,6 +84,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world })
+    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit })
     await scope.register(api, { prefix: '/api' })
     await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}` })
   })

@@ -25,7 +25,8 @@ export async function stopRound (opts: { connections: number, loadMs: number, co
   const token = await clientToken(sandbox.base, 'partner-a', 'partner-a-secret')
   const agent = new Agent({ keepAlive: true, maxSockets: opts.connections })
   const out: StopRound = { answered: 0, failedAnswers: 0, resetsOnReusedConnection: 0, resetsOnNewConnection: 0, refused: 0, exitCode: null, stopMs: 0 }
-  let gone = false
+  // set by a refused connection (the server is gone) or the end of the round
+  const state = { gone: false }
   const one = (i: number): Promise<void> => new Promise((resolve) => {
     const write = i % 4 === 0
     const body = JSON.stringify({ message: `SOAK ${i}`, fromDepartment: 'SOAK', fromPerson: 'STOP' })
@@ -48,7 +49,7 @@ export async function stopRound (opts: { connections: number, loadMs: number, co
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ECONNREFUSED') {
         out.refused++
-        gone = true
+        state.gone = true
       } else if (req.reusedSocket) {
         out.resetsOnReusedConnection++
       } else {
@@ -60,14 +61,14 @@ export async function stopRound (opts: { connections: number, loadMs: number, co
   })
   let n = 0
   const loops = Array.from({ length: opts.connections }, async () => {
-    while (!gone) await one(n++)
+    while (!state.gone) await one(n++)
   })
   await new Promise((resolve) => setTimeout(resolve, opts.loadMs))
   const t0 = Date.now()
   sandbox.child.kill('SIGTERM')
   out.exitCode = await sandbox.exited
   out.stopMs = Date.now() - t0
-  gone = true
+  state.gone = true
   await Promise.all(loops)
   agent.destroy()
   return out

@@ -122,7 +122,8 @@ async function errorsPlugin (fastify: FastifyInstance, opts: { reference: Refere
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     const err = toSandboxError(error, request, opts.reference)
     if (err.statusCode >= 500 && err.code === 'SANDBOX_ERR_INTERNAL') request.log.error({ err: error }, 'unexpected error')
-    else request.log.info({ code: err.code, status: err.statusCode }, err.message)
+    // a flood of 429s must stay cheap: its request line (status 429) says enough
+    else if (err.statusCode !== 429) request.log.info({ code: err.code, status: err.statusCode }, err.message)
     return sendError(reply, request, err)
   })
 
