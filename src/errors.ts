@@ -25,6 +25,7 @@ export const CATALOGUE = {
   SANDBOX_ERR_NOT_ACCEPTABLE: { status: 406, summary: 'The Accept header excludes JSON' },
   SANDBOX_ERR_CONFLICT: { status: 409, summary: 'The request conflicts with existing sandbox state' },
   SANDBOX_ERR_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit' },
+  SANDBOX_ERR_URI_TOO_LONG: { status: 414, summary: 'A path segment is longer than 8192 characters' },
   SANDBOX_ERR_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json' },
   SANDBOX_ERR_HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the limit (16 KB)' },
   SANDBOX_ERR_RATE_LIMITED: { status: 429, summary: "The partner's requests per second (SANDBOX_RATE_LIMIT) are used up; retry after the given seconds" },
@@ -66,6 +67,15 @@ export class SandboxError extends Error {
     this.fieldErrors = fieldErrors
     this.headers = headers
   }
+}
+
+/**
+ * The catalogue's code for a status the framework chose (its own client errors): the first entry with
+ * that status, else a 400 of SANDBOX_ERR_VALIDATION, so that header and status always agree.
+ */
+export function codeForStatus (status: number): ErrorCode {
+  const entry = Object.entries(CATALOGUE).find(([, e]) => e.status === status && status !== 500)
+  return (entry?.[0] as ErrorCode | undefined) ?? 'SANDBOX_ERR_VALIDATION'
 }
 
 /** Spring's message for a failed @Valid body, and the one we use for every set of field errors. */

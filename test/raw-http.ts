@@ -10,8 +10,11 @@ export interface RawAnswer {
   ended: 'closed' | 'reset' | 'open'
 }
 
-/** Writes bytes on a new connection to 127.0.0.1 and reads the first answer (HTTP/1.1 over a socket, no client library). */
-export async function rawExchange (port: number, data: string | Buffer, waitMs = 2000): Promise<RawAnswer> {
+/**
+ * Writes bytes on a new connection to 127.0.0.1 and reads the first answer (HTTP/1.1 over a socket, no client
+ * library); with untilClose, everything until the server closes the connection or the wait ends.
+ */
+export async function rawExchange (port: number, data: string | Buffer, waitMs = 2000, untilClose = false): Promise<RawAnswer> {
   const chunks: Buffer[] = []
   const ended = await new Promise<RawAnswer['ended']>((resolve) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(data))
@@ -22,7 +25,7 @@ export async function rawExchange (port: number, data: string | Buffer, waitMs =
       const text = Buffer.concat(chunks).toString('latin1')
       const head = text.indexOf('\r\n\r\n')
       const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, head))
-      if (head !== -1 && length !== null && text.length - head - 4 >= Number(length[1]) && !/^HEAD /.test(String(data))) {
+      if (!untilClose && head !== -1 && length !== null && text.length - head - 4 >= Number(length[1]) && !/^HEAD /.test(String(data))) {
         clearTimeout(timer)
         socket.destroy()
         resolve('open')

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { ErrorObject } from 'ajv'
-import { SandboxError, errorBody, validationFailed } from '../errors.js'
+import { SandboxError, codeForStatus, errorBody, validationFailed } from '../errors.js'
 import './validation.js'
 import { fieldErrorsFromAjv } from '../schemas/validation.js'
 import type { Reference } from '../seed/fixtures.js'
@@ -67,10 +67,7 @@ function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Refe
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     // Fastify's own client errors (content length, bad URL...): their messages name no internals
-    const code = error.statusCode === 413 ? 'SANDBOX_ERR_BODY_TOO_LARGE' : error.statusCode === 415 ? 'SANDBOX_ERR_MEDIA_TYPE' : 'SANDBOX_ERR_VALIDATION'
-    const e = new SandboxError(code, error.message)
-    Object.assign(e, { statusCode: error.statusCode })
-    return e
+    return new SandboxError(codeForStatus(error.statusCode), error.message)
   }
   return new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
 }
@@ -96,7 +93,9 @@ export function frameworkError (error: FastifyError, request: FastifyRequest, re
   const status = error.statusCode ?? 500
   const err = error.code === 'FST_ERR_BAD_URL'
     ? new SandboxError('SANDBOX_ERR_VALIDATION', 'The request path is not a valid URL: bad percent-encoding')
-    : status >= 500 ? new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error') : Object.assign(new SandboxError('SANDBOX_ERR_VALIDATION', error.message), { statusCode: status })
+    : status === 414
+      ? new SandboxError('SANDBOX_ERR_URI_TOO_LONG', 'A segment of the request path is longer than 8192 characters')
+      : status >= 500 ? new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error') : new SandboxError(codeForStatus(status), error.message)
   reply.header('x-request-id', request.id)
   sendError(reply, request, err)
 }

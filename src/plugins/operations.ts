@@ -90,17 +90,29 @@ export function clientError (this: FastifyInstance, err: NodeJS.ErrnoException, 
   const { status, code, message } = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED
   const raw = (err as { rawPacket?: unknown }).rawPacket
   const line = Buffer.isBuffer(raw) ? REQUEST_LINE.exec(raw.subarray(0, 8300).toString('latin1')) : null
-  const path = line === null ? '' : line[2].split('?')[0]
+  this.log.info({ status, code: err.code }, message)
+  answerOnSocket(socket, status, code, message, line === null ? '' : line[2].split('?')[0], line?.[1] === 'HEAD')
+}
+
+/**
+ * An error answer written straight to the socket, for what never becomes a request Fastify routes: the
+ * error body, X-Sandbox-Error, a request id and the security headers like every other answer (no body to
+ * a HEAD), then the connection closes.
+ */
+function answerOnSocket (socket: Duplex, status: number, code: ErrorCode, message: string, path: string, head: boolean): void {
   const body = JSON.stringify(errorBody(status, message, path))
-  const id = randomUUID()
-  this.log.info({ reqId: id, status, code: err.code }, message)
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nx-request-id: ${id}\r\nx-sandbox-error: ${code}\r\n${SECURITY_HEADER_LINES}` +
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nx-request-id: ${randomUUID()}\r\nx-sandbox-error: ${code}\r\n${SECURITY_HEADER_LINES}` +
       `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n` +
-      (line?.[1] === 'HEAD' ? '' : body))
+      (head ? '' : body))
   }
   // without the error: the identity provider (Koa) would print it to stderr as if it were its own
   socket.destroy()
+}
+
+/** CONNECT (a proxy tunnel) is no method of this server: Node would drop the connection without a word. */
+export function refuseConnect (request: IncomingMessage, socket: Duplex): void {
+  answerOnSocket(socket, 405, 'SANDBOX_ERR_METHOD_NOT_ALLOWED', "Request method 'CONNECT' is not supported", (request.url ?? '').split('?')[0].startsWith('/') ? (request.url ?? '').split('?')[0] : '', false)
 }
 
 declare module 'fastify' {
@@ -122,6 +134,7 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   // taken after the start and is not overload
   let pressureFrom = Infinity
   fastify.decorate('readiness', readiness)
+  fastify.server.on('connect', refuseConnect)
   fastify.addHook('onReady', async () => {
     readiness.ready = true
     pressureFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS
