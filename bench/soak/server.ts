@@ -29,10 +29,10 @@ function health (port: number): Promise<number> {
   })
 }
 
-/** Starts `node dist/cli.js` (on CPU `core` with taskset when given) and waits for /health. */
-export async function startSandbox (env: Record<string, string>, core?: number): Promise<Sandbox> {
+/** Starts `node dist/cli.js` (on CPU `core` with taskset when given; nodeArgs such as --cpu-prof) and waits for /health. */
+export async function startSandbox (env: Record<string, string>, core?: number, nodeArgs: string[] = []): Promise<Sandbox> {
   const port = await freePort()
-  const args = [process.execPath, 'dist/cli.js']
+  const args = [process.execPath, ...nodeArgs, 'dist/cli.js']
   const cmd = core === undefined ? args : ['taskset', '-c', String(core), ...args]
   const child = spawn(cmd[0], cmd.slice(1), {
     cwd: new URL('../..', import.meta.url).pathname,

@@ -16,7 +16,7 @@ const DECISIONS = [
     '400 invalid input or missing Agent-Id, 401 missing or invalid token, 403 Agent-Id not bound to the token, 404 unknown or not yours, 405 wrong method, 406 an Accept header without JSON, ' +
     '408 a request too slow to arrive, 413 body too large, 415 not JSON, 431 headers too large, 503 overloaded. A JSON null counts as absent.',
   'Rate limit (the sandbox\'s, for a shared hosted sandbox; off unless the operator sets SANDBOX_RATE_LIMIT): each partner may make that many requests per second to /api and /__sandbox together ' +
-    '(a request without a token, spec 4.13, counts against its address); above it any operation answers 429 (X-Sandbox-Error SANDBOX_ERR_RATE_LIMITED) with Retry-After, ' +
+    '(a request without a token, spec 4.13, counts against its address); above it any operation answers 429 (X-Sandbox-Error SANDBOX_ERR_RATE_LIMITED) with Retry-After, when the partner\'s one-second window ends, ' +
     'and every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (draft-ietf-httpapi-ratelimit-headers).',
   'Validation follows Bean Validation: rules of optional fields apply only when present; digit counts (@Digits) parse the value as a decimal number; sizes count characters; unknown body properties are ignored. ' +
     'Rules JSON Schema cannot say (South African ID number, company registration number, name2 of individuals, known bank, product and investment type, default customer not repeated) are checked too and reported the same way.',

@@ -10,6 +10,17 @@ export class RateLimitedError extends SandboxError {
   }
 }
 
+/** A refused request is never logged with a stack: capturing one was the largest share of a refusal's cost. */
+function withoutStack<T> (make: () => T): T {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    return make()
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
 /** Whom a request counts against: the partner of its verified token, else (no token: spec 4.13) its address. */
 export function rateLimitKey (request: FastifyRequest): string {
   return request.token === null ? `ip:${request.ip}` : `partner:${request.token.clientId}`
@@ -32,9 +43,23 @@ async function partnerRateLimit (fastify: FastifyInstance, opts: { perSecond: nu
     keyGenerator: rateLimitKey,
     // one entry per partner (and per address without a token): far more than a sandbox has
     cache: 10000,
-    errorResponseBuilder: (request, context) => new RateLimitedError(
-      request.token === null ? 'this address' : `partner '${request.token.clientId}'`, context.max, Math.max(1, Math.ceil(context.ttl / 1000)))
+    errorResponseBuilder: (request, context) => {
+      held.set(request, Math.min(MAX_HOLD_MS, context.ttl))
+      return withoutStack(() => new RateLimitedError(
+        request.token === null ? 'this address' : `partner '${request.token.clientId}'`, context.max, Math.max(1, Math.ceil(context.ttl / 1000))))
+    }
+  })
+  // A refusal costs about what a small read costs (the HTTP work is the same), so refusing at once would let
+  // a client that retries at once keep a core busy with refusals. Each refusal is answered when the partner's
+  // window ends instead: a flood of N connections then costs at most N refusals per second.
+  fastify.addHook('onSend', (request, _reply, payload, done) => {
+    const ms = held.get(request)
+    if (ms === undefined) return done(null, payload)
+    setTimeout(done, ms, null, payload)
   })
 }
+
+const MAX_HOLD_MS = 1000
+const held = new WeakMap<FastifyRequest, number>()
 
 export default fp(partnerRateLimit, { name: 'sandbox-rate-limit' })
