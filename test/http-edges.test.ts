@@ -124,3 +124,16 @@ t.test("every answer carries Spring Security's default headers; the docs' static
   t.equal(asset.headers.pragma, undefined)
   t.equal(asset.headers.expires, undefined)
 })
+
+t.test('CONNECT and an over-long path segment are answered in the error shape with their own codes', async (t) => {
+  const { app } = await listen(t)
+  const port = (app.server.address() as { port: number }).port
+  const connect = await rawExchange(port, 'CONNECT /api/banks HTTP/1.1\r\nHost: a\r\n\r\n', 2000, true)
+  assertRawError(t, connect, 405, 'SANDBOX_ERR_METHOD_NOT_ALLOWED', '/api/banks')
+  t.equal(connect.ended, 'closed')
+  const long = `/api/customers/${'9'.repeat(9000)}`
+  const res = await rawExchange(port, `GET ${long} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`)
+  t.equal(res.status, 414)
+  t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_URI_TOO_LONG', 'the code of its status, not SANDBOX_ERR_VALIDATION')
+  t.match(JSON.parse(res.body), { status: 414, error: 'URI Too Long', path: long })
+})
