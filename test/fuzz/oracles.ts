@@ -12,7 +12,7 @@ export interface Answer {
 }
 
 // traces of the inside: Fastify's codes, stack frames, source paths, JavaScript error names, Node internals
-const INTERNALS = /FST_[A-Z_]+|\bat [\w$.<>]+ \(|\(?file:\/\/|node_modules|\/src\/[\w/-]+\.[jt]s|\.[jt]s:\d+:\d+|Maximum call stack|(?:Type|Reference|Range)Error\b|ERR_[A-Z_]{4,}|ECONN[A-Z]+|\/work\/|\/home\/|\/usr\/|Cannot read propert/
+const INTERNALS = /FST_[A-Z_]+|\bat [\w$.<>]+ \(|\(?file:\/\/|node_modules|\/src\/[\w/-]+\.[jt]s|\.[jt]s:\d+:\d+|Maximum call stack|(?:Type|Reference|Range)Error\b|(?<!SANDBOX_)ERR_[A-Z_]{4,}|ECONN[A-Z]+|\/work\/|\/home\/|\/usr\/|Cannot read propert/
 
 const ERROR_KEYS = ['error', 'errors', 'message', 'path', 'status', 'timestamp'].join()
 
