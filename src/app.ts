@@ -10,6 +10,8 @@ import errors, { frameworkError } from './plugins/errors.js'
 import { lazySerializers } from './plugins/lazy-serializers.js'
 import { logDestination } from './plugins/log-stream.js'
 import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
+import partnerRateLimit from './plugins/rate-limit.js'
+import securityHeaders from './plugins/security-headers.js'
 import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
@@ -38,7 +40,8 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     requestTimeout: config.requestTimeout,
     // Node applies requestTimeout only when given to the server's constructor (Fastify sets it after),
     // and checks every 30 s by default, far too coarse for a timeout of a few seconds
-    http: { requestTimeout: config.requestTimeout, connectionsCheckingInterval: Math.min(1000, config.requestTimeout) },
+    http: { requestTimeout: config.requestTimeout, connectionsCheckingInterval: Math.min(1000, config.requestTimeout), requireHostHeader: false },
+    // (requireHostHeader: Node's own 400 for a missing Host has an empty body; the operations plugin answers it instead)
     // a request that still reaches us on an open connection while stopping is served (with
     // Connection: close), not answered by Fastify's bare 503 that has no request id
     return503OnClosing: false,
@@ -64,6 +67,7 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
 export default async function app (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
   const { config } = opts
   const publicUrl = config.publicUrl!
+  await fastify.register(securityHeaders)
   await fastify.register(operations, { maxEventLoopDelay: config.maxEventLoopDelay })
   await fastify.register(store, { config })
   for (const schema of API_SCHEMAS) fastify.addSchema(schema)
@@ -84,6 +88,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world })
+    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
     await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}` })
   })

@@ -29,6 +29,7 @@ export const ConfigSchema = Type.Object({
   maxEventLoopDelay: option(Type.Integer({ minimum: 50, maximum: 60000, default: 1000, description: 'Event-loop delay in ms above which requests get 503 with Retry-After' }), 'SANDBOX_MAX_EVENT_LOOP_DELAY', 'max-event-loop-delay'),
   shutdownTimeout: option(Type.Integer({ minimum: 100, maximum: 60000, default: 4000, description: 'Milliseconds in-flight requests get to finish on SIGTERM/SIGINT' }), 'SANDBOX_SHUTDOWN_TIMEOUT', 'shutdown-timeout'),
   faultHold: option(Type.Integer({ minimum: 1000, maximum: 600000, default: 120000, description: 'Milliseconds a request with the timeout fault is held before its connection is closed (a stop closes it at once)' }), 'SANDBOX_FAULT_HOLD', 'fault-hold'),
+  rateLimit: option(Type.Integer({ minimum: 0, maximum: 1000000, default: 0, description: 'Requests per second each partner may make to /api and /__sandbox (429 with Retry-After above); 0 turns the limit off' }), 'SANDBOX_RATE_LIMIT', 'rate-limit'),
   deprecationDate: option(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', default: '2026-01-01', description: 'Date sent in the Deprecation header of deprecated API versions (YYYY-MM-DD)' }), 'SANDBOX_DEPRECATION_DATE', 'deprecation-date')
 }, { $id: 'SandboxConfig', additionalProperties: false })
 

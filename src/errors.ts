@@ -11,6 +11,7 @@ export const CATALOGUE = {
   SANDBOX_ERR_AGENT_ID_MISSING: { status: 400, summary: 'The Agent-Id header is missing' },
   SANDBOX_ERR_BODY_MISSING: { status: 400, summary: 'The request body is missing' },
   SANDBOX_ERR_MALFORMED_JSON: { status: 400, summary: 'The request body is not valid JSON' },
+  SANDBOX_ERR_MALFORMED_HTTP: { status: 400, summary: 'The request is not valid HTTP/1.1 (request line, headers, chunked body or a missing Host header)' },
   SANDBOX_ERR_TOKEN_MISSING: { status: 401, summary: 'No bearer token was sent' },
   SANDBOX_ERR_TOKEN_INVALID: { status: 401, summary: 'The bearer token is not a valid access token of this sandbox' },
   SANDBOX_ERR_ADMIN_TOKEN: { status: 401, summary: 'The operator token is missing or wrong' },
@@ -24,7 +25,10 @@ export const CATALOGUE = {
   SANDBOX_ERR_NOT_ACCEPTABLE: { status: 406, summary: 'The Accept header excludes JSON' },
   SANDBOX_ERR_CONFLICT: { status: 409, summary: 'The request conflicts with existing sandbox state' },
   SANDBOX_ERR_BODY_TOO_LARGE: { status: 413, summary: 'The request body is larger than the limit' },
+  SANDBOX_ERR_URI_TOO_LONG: { status: 414, summary: 'A path segment is longer than 8192 characters' },
   SANDBOX_ERR_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json' },
+  SANDBOX_ERR_HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the limit (16 KB)' },
+  SANDBOX_ERR_RATE_LIMITED: { status: 429, summary: "The partner's requests per second (SANDBOX_RATE_LIMIT) are used up; retry after the given seconds" },
   SANDBOX_ERR_OVERLOADED: { status: 503, summary: 'The sandbox is overloaded; retry after the given seconds' },
   SANDBOX_ERR_TIMEOUT: { status: 408, summary: 'The client did not send the whole request within the request timeout' },
   SANDBOX_ERR_FAULT_INJECTED: { status: 500, summary: 'An error injected on purpose (Sandbox-Fault or Prefer header, fault rule or magic value); the status is the one asked for' },
@@ -70,6 +74,15 @@ export class SandboxError extends Error {
 export function withStatus (err: SandboxError, status: number): SandboxError {
   Object.assign(err, { statusCode: status })
   return err
+}
+
+/**
+ * The catalogue's code for a status the framework chose (its own client errors): the first entry with
+ * that status, else a 400 of SANDBOX_ERR_VALIDATION, so that header and status always agree.
+ */
+export function codeForStatus (status: number): ErrorCode {
+  const entry = Object.entries(CATALOGUE).find(([, e]) => e.status === status && status !== 500)
+  return (entry?.[0] as ErrorCode | undefined) ?? 'SANDBOX_ERR_VALIDATION'
 }
 
 /** Spring's message for a failed @Valid body, and the one we use for every set of field errors. */

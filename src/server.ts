@@ -1,3 +1,4 @@
+import net from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions } from './app.js'
@@ -11,6 +12,13 @@ export async function buildServer (config: Config, prepare: (fastify: FastifyIns
   await fastify.ready()
   return fastify
 }
+
+/**
+ * How long a connection that is idle when a stop begins stays open for a request that is already on its way
+ * (a keep-alive client sends its next request the moment it has read an answer). Such a request is answered,
+ * with Connection: close; a connection that brings none within this time is closed.
+ */
+const IDLE_GRACE_MS = 250
 
 /**
  * Starts the sandbox and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests
@@ -28,17 +36,27 @@ export async function start (config: Config, banner: (fastify: FastifyInstance) 
       process.exit(1)
     }, config.shutdownTimeout)
     timer.unref()
-    // server.close() ends only the connections idle at that moment; a keep-alive connection whose
-    // request finishes later would hold the stop until its keep-alive timeout (72 s)
-    const reaper = setInterval(() => fastify.server.closeIdleConnections(), 50)
-    reaper.unref()
-    fastify.close().then(() => {
-      fastify.log.info('stopped')
-      process.exit(0)
-    }, (err: unknown) => {
-      fastify.log.error({ err }, 'error while stopping')
-      process.exit(1)
-    })
+    // every answer from now on carries Connection: close (the operations plugin), the identity provider's too
+    fastify.readiness.ready = false
+    // no new connections from now on; net.Server's close, because http.Server's would also destroy at once
+    // every connection that is idle at this instant, resetting the requests clients have already written
+    // on them (under load most connections are "idle" only because their next request is still on its way)
+    net.Server.prototype.close.call(fastify.server)
+    setTimeout(() => {
+      // what came in meanwhile has been answered with Connection: close and those connections have closed;
+      // the ones still idle had nothing on its way: closed now, and any that turns idle later (its answer
+      // began before the stop, without Connection: close) as soon as it does
+      fastify.server.closeIdleConnections()
+      const reaper = setInterval(() => fastify.server.closeIdleConnections(), 20)
+      reaper.unref()
+      fastify.close().then(() => {
+        fastify.log.info('stopped')
+        process.exit(0)
+      }, (err: unknown) => {
+        fastify.log.error({ err }, 'error while stopping')
+        process.exit(1)
+      })
+    }, Math.min(IDLE_GRACE_MS, Math.floor(config.shutdownTimeout / 4)))
   }
   process.once('SIGTERM', () => stop('SIGTERM'))
   process.once('SIGINT', () => stop('SIGINT'))

@@ -234,3 +234,42 @@ t.test('SIGTERM with requests in flight: every one is answered, the store is flu
   t.notOk(entries.some((e) => Number(e.level) >= 50), 'no error logged')
   t.notMatch(s.lines().join('\n'), new RegExp(token.split('.')[2]), 'the token is not in the log')
 })
+
+t.test('SIGTERM: requests written on open keep-alive connections after the stop began are answered with Connection: close, never reset', async (t) => {
+  const s = await start(t, ['--port', '0'])
+  const port = Number(new URL(s.url).port)
+  const request = 'GET /health HTTP/1.1\r\nHost: sandbox\r\n\r\n'
+  // eight clients, each with one answered request on a connection kept alive
+  const clients = await Promise.all(Array.from({ length: 8 }, async () => await new Promise<{ socket: Socket, text: () => string, ended: Promise<string> }>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request))
+    socket.setEncoding('utf8')
+    let text = ''
+    const ended = new Promise<string>((resolve) => {
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'))
+      socket.once('close', () => resolve('closed'))
+    })
+    socket.on('data', (chunk: string) => {
+      text += chunk
+      if (/\r\n\r\n\{"status":"UP"\}$/.test(text)) resolve({ socket, text: () => text, ended })
+    })
+    socket.once('error', reject)
+  })))
+  for (const c of clients) t.notMatch(c.text(), /connection: close/i, 'kept alive before the stop')
+  s.child.kill('SIGTERM')
+  // the stop has begun once new connections are refused (sooner than its log line, which is batched)
+  while (await new Promise<boolean>((resolve) => {
+    const probe = connect(port, '127.0.0.1', () => { probe.destroy(); resolve(true) })
+    probe.once('error', () => resolve(false))
+  })) await new Promise((resolve) => setTimeout(resolve, 5))
+  for (const c of clients) c.socket.write(request)
+  const endings = await Promise.all(clients.map((c) => c.ended))
+  t.same(endings, clients.map(() => 'closed'), 'every connection closed by the server, none reset')
+  for (const c of clients) {
+    const answers = c.text().split(/(?=HTTP\/1\.1 )/)
+    t.equal(answers.length, 2, 'the request written after the stop began was answered')
+    t.match(answers[1], /^HTTP\/1\.1 (200|503) /)
+    t.match(answers[1], /\r\nconnection: close\r\n/i, 'with Connection: close')
+  }
+  t.equal(await s.exit, 0)
+  await t.rejects(fetch(`${s.url}/health`), 'a new connection is refused once stopped')
+})

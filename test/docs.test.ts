@@ -384,3 +384,32 @@ t.test('an unknown version\'s docs are a 404 in the error shape', async (t) => {
     t.match(res.json(), { status: 404, error: 'Not Found', message: /^API version [\d.]+ does not exist$/, path: url, errors: [] })
   }
 })
+
+t.test('the control API document marks a body optional exactly where the route takes none', async (t) => {
+  const app = await build(t, { adminToken: 'operator-secret-0123456789' })
+  const doc = (await app.inject({ url: '/__sandbox/docs/openapi.json' })).json()
+  const required: Record<string, boolean> = {}
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const [method, op] of Object.entries(item as Json)) if (op.requestBody !== undefined) required[`${method.toUpperCase()} ${path}`] = op.requestBody.required
+  }
+  t.same(required, {
+    'POST /__sandbox/reset': false,
+    'POST /__sandbox/agents': false,
+    'POST /__sandbox/agents/{agentId}/reset': false,
+    'POST /__sandbox/guarantees': true,
+    'PUT /__sandbox/guarantees/{guaranteeId}': true,
+    'POST /__sandbox/admin/reset': false,
+    'POST /__sandbox/admin/partners': false
+  })
+  t.notMatch(JSON.stringify(doc), /x-sandbox-optional-body/, 'the marker does not reach the document')
+  // and the server agrees: each optional one answers without a body
+  const token = await tokenFor(app)
+  for (const [key, req] of Object.entries(required)) {
+    if (req) continue
+    const [method, path] = key.split(' ')
+    const url = path.replace('{agentId}', '1001')
+    const admin = url.startsWith('/__sandbox/admin')
+    const res = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${admin ? 'operator-secret-0123456789' : token}` } })
+    t.equal(res.statusCode, 200, `${key} without a body`)
+  }
+})

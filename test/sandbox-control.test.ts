@@ -254,15 +254,23 @@ t.test('a fresh agent is seeded like the partner\'s first scenario agent, with i
   const edge = await build(t, { scenario: 'edge-cases', seed: 5 })
   t.same(a.agents.get('1004')!.customers.map((c) => c.defaultCustomer), edge.world.partner('partner-a')!.agents.get('1001')!.customers.map((c) => c.defaultCustomer),
     'built as agent 1001 of edge-cases with seed 5')
-  const likeOther = await api(app, { url: '/__sandbox/agents', body: { like: '2001' }, agent: null })
-  t.match(likeOther.json(), { agentId: '1005', like: '2001' })
-  t.equal((await api(app, { url: '/api/customers/1005100000001', agent: '1005' })).json().defaultCustomer.name1, 'VAN DER MERWE', "another partner's scenario agent can be the model")
-
-  const bad = await api(app, { url: '/__sandbox/agents', body: { like: '9999' }, agent: null })
-  isError(t, bad, 400, 'SANDBOX_ERR_VALIDATION')
-  t.match(bad.json().errors, [{ field: 'like', rejectedValue: '9999' }])
   const b = await api(app, { url: '/__sandbox/agents', method: 'POST', agent: null, token: await tokenFor(app, PARTNER_B) })
   t.match(b.json(), { agentId: '2002', like: '2001' }, "partner-b's fresh agents carry its own number")
+})
+
+t.test("a fresh agent cannot be a copy of another partner's agent: 404 like an unknown one, and nothing is made", async (t) => {
+  const app = await build(t)
+  const before = [...app.world.partner('partner-a')!.agents.keys()]
+  for (const like of ['2001', '9999']) {
+    const res = await api(app, { url: '/__sandbox/agents', body: { like }, agent: null })
+    isError(t, res, 404, 'SANDBOX_ERR_NOT_FOUND')
+    t.equal(res.json().message, `Agent ${like} not found`, 'the same answer whether the agent exists elsewhere or not')
+    t.notMatch(res.body, /VAN DER MERWE|8801235111088/, 'no record of the other partner')
+  }
+  t.same([...app.world.partner('partner-a')!.agents.keys()], before, 'no agent was made')
+  t.equal((await api(app, { url: '/api/customers/1003100000001', agent: '1003' })).statusCode, 403, 'agent 1003 does not exist')
+  const own = await api(app, { url: '/__sandbox/agents', body: { like: '1002' }, agent: null })
+  t.match(own.json(), { agentId: '1003', like: '1002' }, "the partner's own scenario agents can be the model")
 })
 
 t.test('a fresh agent is invisible to the other agents and partners', async (t) => {
@@ -530,4 +538,29 @@ t.test('a reset to the large scenario does not hold up other partners: their req
   t.equal(done.statusCode, 200)
   t.equal(done.json().agents.find((a: { agentId: string }) => a.agentId === '1001').customers, 100000)
   t.equal((await api(app, { url: '/api/customers?page=4999&size=20' })).json().customers.length, 20, 'the large data serves at once')
+})
+
+t.test('a body nested deeper than Jackson allows is a 400 parse error on every control route with a body, and changes nothing', async (t) => {
+  const app = await build(t, { adminToken: ADMIN })
+  const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`
+  const routes: Array<[string, string, string, string | null]> = [
+    ['POST', '/__sandbox/guarantees', `{"state":"VALID","guaranteeId":"GTE-DEEP","x":${deep}}`, null],
+    ['PUT', '/__sandbox/guarantees/GTE-DEEP', `{"state":"VALID","x":${deep}}`, null],
+    ['POST', '/__sandbox/reset', `{"x":${deep}}`, null],
+    ['POST', '/__sandbox/agents', `{"name":"DEEP","x":${deep}}`, null],
+    ['POST', '/__sandbox/agents/1001/reset', `{"x":${deep}}`, null],
+    ['POST', '/__sandbox/admin/reset', `{"x":${deep}}`, ADMIN],
+    ['POST', '/__sandbox/admin/partners', `{"clientId":"deep-partner","x":${deep}}`, ADMIN]
+  ]
+  const before = bytesOf(app, 'partner-a')
+  for (const [method, url, payload, admin] of routes) {
+    const res = await api(app, { method: method as 'POST', url, body: payload, agent: null, headers: { 'content-type': 'application/json' }, ...(admin === null ? {} : { token: admin }) })
+    isError(t, res, 400, 'SANDBOX_ERR_MALFORMED_JSON', /nesting depth exceeds the maximum allowed \(1000\)/)
+    t.notMatch(res.body, /FST_|stack|Maximum call stack/, `${method} ${url}: no internals`)
+  }
+  t.equal(bytesOf(app, 'partner-a'), before, "the partner's data is unchanged")
+  t.equal(app.world.partner('deep-partner'), undefined, 'no partner was registered')
+  t.equal((await app.inject({ url: '/api/guarantees/GTE-DEEP/state' })).statusCode, 404, 'no guarantee was made')
+  const shallow = await api(app, { url: '/__sandbox/guarantees', body: { state: 'VALID', guaranteeId: 'GTE-SHALLOW', x: { a: { b: null } } }, agent: null })
+  t.equal(shallow.statusCode, 200, 'a body within the limit with unknown properties is still accepted')
 })

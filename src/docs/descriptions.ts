@@ -14,7 +14,10 @@ const DECISIONS = [
   'Tenancy: a partner is an OAuth client owning agents; the Agent-Id header must name one of them (one of the user\'s agents for a user token). A record of another agent or partner is a 404, exactly like one that does not exist.',
   'Errors (spec 7 "not shown"): Spring Boot\'s default error body (ErrorBody) with message and errors[] in Hibernate Validator\'s wording; the X-Sandbox-Error header names the cause. ' +
     '400 invalid input or missing Agent-Id, 401 missing or invalid token, 403 Agent-Id not bound to the token, 404 unknown or not yours, 405 wrong method, 406 an Accept header without JSON, ' +
-    '408 a request too slow to arrive, 413 body too large, 415 not JSON, 503 overloaded. A JSON null counts as absent.',
+    '408 a request too slow to arrive, 413 body too large, 415 not JSON, 431 headers too large, 503 overloaded. A JSON null counts as absent.',
+  'Rate limit (the sandbox\'s, for a shared hosted sandbox; off unless the operator sets SANDBOX_RATE_LIMIT): each partner may make that many requests per second to /api and /__sandbox together ' +
+    '(a request without a token, spec 4.13, counts against its address); above it any operation answers 429 (X-Sandbox-Error SANDBOX_ERR_RATE_LIMITED) with Retry-After, when the partner\'s one-second window ends, ' +
+    'and every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (draft-ietf-httpapi-ratelimit-headers).',
   'Validation follows Bean Validation: rules of optional fields apply only when present; digit counts (@Digits) parse the value as a decimal number; sizes count characters; unknown body properties are ignored. ' +
     'Rules JSON Schema cannot say (South African ID number, company registration number, name2 of individuals, known bank, product and investment type, default customer not repeated) are checked too and reported the same way.',
   'Paging (spec 2.1): page >= 0, size 1 to 2000 (the maximum is the sandbox\'s), read as Spring reads an Integer parameter (whitespace ignored, sign or hex allowed, empty means the default, a repeated parameter its first value; 1.0 or 1e3 is a 400 typeMismatch); every list carries page and sortResponses: [] besides its named array, even where the spec\'s samples show only the array.',
@@ -54,7 +57,8 @@ export function sandboxDescription (publicUrl: string): string {
   return 'Resets, scenarios, fresh agents, guarantees, fault rules, magic values, state controls, the partner\'s clock and operator endpoints of the Banking Agent Sandbox. ' +
     `Not part of the bank's API (documented at ${publicUrl}${DOCS_PATH}). Partner endpoints take any access token of the partner and no Agent-Id, except the state ` +
     'controls (accounts, customers), which act as one agent and take the Agent-Id header like the bank\'s API; operator endpoints under /__sandbox/admin ' +
-    'take the operator token and are off unless SANDBOX_ADMIN_TOKEN is set. Errors use the same ErrorBody as the bank\'s API.'
+    'take the operator token and are off unless SANDBOX_ADMIN_TOKEN is set. Errors use the same ErrorBody as the bank\'s API. ' +
+    'With SANDBOX_RATE_LIMIT set, partner endpoints count against the partner\'s requests per second like the bank\'s API (429 with Retry-After above it); operator endpoints are never limited.'
 }
 
 export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner does to its own data' },

@@ -87,11 +87,19 @@ function optionalWithDefault (p: Json, defaultValue: unknown): void {
   if (p.in === 'query' && defaultValue !== undefined) p.required = false
 }
 
+/**
+ * Marks an operation whose request body may be left out: @fastify/swagger writes every body as required
+ * (Fastify's own rule), but a control route with config.optionalBody takes none ("no body needed").
+ */
+export const OPTIONAL_BODY = 'x-sandbox-optional-body'
+
 /** OpenAPI 3.0: enums for literal unions, only the used components, examples, error headers. */
 export function finishOpenApi (doc: Json, examples?: DocExamples): Json {
   literalUnionsToEnums(doc)
   pruneSchemas(doc, doc.components.schemas, '#/components/schemas/')
   for (const { key, op } of operations(doc)) {
+    if (op[OPTIONAL_BODY] === true && op.requestBody !== undefined) op.requestBody.required = false
+    delete op[OPTIONAL_BODY]
     for (const [status, response] of Object.entries(op.responses as Json)) {
       if (Number(status) >= 400) response.headers = { ...errorHeaders(Number(status)), ...response.headers }
     }

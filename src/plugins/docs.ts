@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import { API_TAGS, SANDBOX_TAGS, apiDescription, sandboxDescription } from '../docs/descriptions.js'
 import { buildDocExamples, type DocExamples } from '../docs/examples.js'
 import { withInjectedErrors } from '../docs/faults.js'
-import { finishOpenApi, finishSwagger2, swagger2Security } from '../docs/openapi.js'
+import { OPTIONAL_BODY, finishOpenApi, finishSwagger2, swagger2Security } from '../docs/openapi.js'
 import { DOCS_PATH, SANDBOX_DOCS_PATH, SANDBOX_DOC_NAME } from '../docs/paths.js'
 import { securitySchemes, swagger2SecurityDefinitions } from '../docs/security.js'
 import { swaggerInitializer } from '../docs/swagger-ui.js'
@@ -29,6 +29,11 @@ type Json = Record<string, any>
 const isSandboxRoute = (url: string): boolean => url.startsWith('/__sandbox')
 const isApiRoute = (url: string): boolean => url.startsWith('/api/') && !url.startsWith('/api/docs')
 const only = (keep: (url: string) => boolean) => ({ schema, url }: { schema: any, url: string }) => ({ schema: keep(url) ? schema : { ...schema, hide: true }, url })
+/** The control API's routes, their bodies marked optional where the route takes none (config.optionalBody). */
+const sandboxOnly = ({ schema, url, route }: { schema: any, url: string, route?: { config?: { optionalBody?: boolean } } }) =>
+  !isSandboxRoute(url)
+    ? { schema: { ...schema, hide: true }, url }
+    : { schema: route?.config?.optionalBody === true && schema?.body !== undefined ? { ...schema, [OPTIONAL_BODY]: true } : schema, url }
 
 /** Component names are the schemas' $ids. */
 const refResolver = { buildLocalReference: (json: { $id?: unknown }, _base: unknown, _fragment: unknown, i: number) => typeof json.$id === 'string' ? json.$id : `def-${i}` }
@@ -96,7 +101,7 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
       components: { securitySchemes: securitySchemes(publicUrl, true) }
     },
     refResolver,
-    transform: only(isSandboxRoute),
+    transform: sandboxOnly,
     transformObject: ({ openapiObject }: { openapiObject: Json }) => finishOpenApi(openapiObject)
   } as never)
 

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { ErrorObject } from 'ajv'
-import { SandboxError, errorBody, validationFailed } from '../errors.js'
+import { SandboxError, codeForStatus, errorBody, validationFailed } from '../errors.js'
 import './validation.js'
 import { fieldErrorsFromAjv } from '../schemas/validation.js'
 import type { Reference } from '../seed/fixtures.js'
@@ -60,12 +60,14 @@ function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Refe
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return new SandboxError('SANDBOX_ERR_MALFORMED_JSON', `JSON parse error: ${error.message}`)
   }
+  if (error.statusCode === 403 || error.statusCode === 404) {
+    // the docs' static file server refuses a path that climbs out of its folder ('../') with a bare 403:
+    // to the client that is no endpoint, as any other path that names nothing
+    return noEndpoint(request)
+  }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     // Fastify's own client errors (content length, bad URL...): their messages name no internals
-    const code = error.statusCode === 413 ? 'SANDBOX_ERR_BODY_TOO_LARGE' : error.statusCode === 415 ? 'SANDBOX_ERR_MEDIA_TYPE' : 'SANDBOX_ERR_VALIDATION'
-    const e = new SandboxError(code, error.message)
-    Object.assign(e, { statusCode: error.statusCode })
-    return e
+    return new SandboxError(codeForStatus(error.statusCode), error.message)
   }
   return new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
 }
@@ -74,6 +76,10 @@ function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Refe
 export function partnerNow (request: FastifyRequest): number {
   const clientId = request.token?.clientId
   return (clientId === undefined ? undefined : request.server.world.partner(clientId)?.now()) ?? Date.now()
+}
+
+function noEndpoint (request: FastifyRequest): SandboxError {
+  return new SandboxError('SANDBOX_ERR_ROUTE_NOT_FOUND', `No endpoint ${request.method} ${requestPath(request)}`)
 }
 
 export function sendError (reply: FastifyReply, request: FastifyRequest, err: SandboxError): FastifyReply {
@@ -93,7 +99,9 @@ export function frameworkError (error: FastifyError, request: FastifyRequest, re
   const status = error.statusCode ?? 500
   const err = error.code === 'FST_ERR_BAD_URL'
     ? new SandboxError('SANDBOX_ERR_VALIDATION', 'The request path is not a valid URL: bad percent-encoding')
-    : status >= 500 ? new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error') : Object.assign(new SandboxError('SANDBOX_ERR_VALIDATION', error.message), { statusCode: status })
+    : status === 414
+      ? new SandboxError('SANDBOX_ERR_URI_TOO_LONG', 'A segment of the request path is longer than 8192 characters')
+      : status >= 500 ? new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error') : new SandboxError(codeForStatus(status), error.message)
   reply.header('x-request-id', request.id)
   sendError(reply, request, err)
 }
@@ -119,7 +127,8 @@ async function errorsPlugin (fastify: FastifyInstance, opts: { reference: Refere
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     const err = toSandboxError(error, request, opts.reference)
     if (err.statusCode >= 500 && err.code === 'SANDBOX_ERR_INTERNAL') request.log.error({ err: error }, 'unexpected error')
-    else request.log.info({ code: err.code, status: err.statusCode }, err.message)
+    // a flood of 429s must stay cheap: its request line (status 429) says enough
+    else if (err.statusCode !== 429) request.log.info({ code: err.code, status: err.statusCode }, err.message)
     return sendError(reply, request, err)
   })
 
@@ -130,11 +139,13 @@ async function errorsPlugin (fastify: FastifyInstance, opts: { reference: Refere
       return sendError(reply, request, new SandboxError('SANDBOX_ERR_VERSION_NOT_FOUND', `API version ${version} does not exist`))
     }
     const routeUrl = request.url.split('?')[0]
+    // a route of this very method matched and found nothing there (a static file that is not): a 404
+    if (routes.find(request.method as never, routeUrl, {}) !== null) return sendError(reply, request, noEndpoint(request))
     const allowed = [...methods].filter((m) => m !== request.method && routes.find(m as never, routeUrl, {}) !== null)
     if (allowed.length > 0) {
       return sendError(reply, request, new SandboxError('SANDBOX_ERR_METHOD_NOT_ALLOWED', `Request method '${request.method}' is not supported`, [], { allow: allowed.join(', ') }))
     }
-    return sendError(reply, request, new SandboxError('SANDBOX_ERR_ROUTE_NOT_FOUND', `No endpoint ${request.method} ${path}`))
+    return sendError(reply, request, noEndpoint(request))
   })
 }
 

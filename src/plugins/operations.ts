@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES, type IncomingMessage } from 'node:http'
-import type { Duplex } from 'node:stream'
+import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import pino, { type Bindings, type ChildLoggerOptions, type LogFn } from 'pino'
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import { Type } from '@sinclair/typebox'
-import { SandboxError, errorBody } from '../errors.js'
+import { SandboxError } from '../errors.js'
+import { refuseConnect } from './socket-errors.js'
+
+export { clientError } from './socket-errors.js'
 
 const RETRY_AFTER_SECONDS = 5
 const SAMPLE_INTERVAL_MS = 1000
@@ -70,28 +72,6 @@ class OverloadedError extends SandboxError {
   }
 }
 
-/**
- * Errors of the HTTP layer, before there is a request (request timeout, malformed request, headers
- * too large): the error body and a request id like every other answer, then the connection closes.
- */
-export function clientError (this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return
-  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
-  const message = status === 408
-    ? 'The request did not arrive within the request timeout'
-    : status === 431 ? 'The request headers are too large' : 'The request is not valid HTTP'
-  const body = JSON.stringify(errorBody(status, message, ''))
-  const id = randomUUID()
-  this.log.info({ reqId: id, status, code: err.code }, message)
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nx-request-id: ${id}\r\n` +
-      `${status === 408 ? 'x-sandbox-error: SANDBOX_ERR_TIMEOUT\r\n' : ''}content-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
-  }
-  // without the error: the identity provider (Koa) would print it to stderr as if it were its own
-  socket.destroy()
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
     /** False until the data and the provider are loaded, and again once a stop has begun. */
@@ -111,6 +91,7 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   // taken after the start and is not overload
   let pressureFrom = Infinity
   fastify.decorate('readiness', readiness)
+  fastify.server.on('connect', refuseConnect)
   fastify.addHook('onReady', async () => {
     readiness.ready = true
     pressureFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS
@@ -120,7 +101,15 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   fastify.addHook('onRequest', (request, reply, done) => {
     // on the raw response, so that responses written by the identity provider carry it too
     reply.raw.setHeader('x-request-id', request.id)
-    done()
+    // stopping: this is the connection's last answer, also when the identity provider writes it
+    if (!readiness.ready) reply.raw.setHeader('connection', 'close')
+    // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal of it has no body, so it is answered here
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.raw.setHeader('connection', 'close')
+      done(new SandboxError('SANDBOX_ERR_MALFORMED_HTTP', 'The request has no Host header, which HTTP/1.1 requires'))
+    } else {
+      done()
+    }
   })
   fastify.addHook('onSend', (_request, reply, _payload, done) => {
     // stopping: the client must not send more on this connection, so that the stop is not held up

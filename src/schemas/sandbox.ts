@@ -23,7 +23,7 @@ export type ResetRequest = Static<typeof ResetRequest>
 export const AgentRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),
   seed: Type.Optional(Seed),
-  like: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$', examples: ['1001'], description: "The scenario agent to copy (its generated data and fixed records, ids re-prefixed with the new agent's id); default the partner's first scenario agent" })),
+  like: Type.Optional(Type.String({ pattern: '^[0-9]{4,7}$', examples: ['1001'], description: "One of the partner's own scenario agents to copy (its generated data and fixed records, ids re-prefixed with the new agent's id); default the partner's first scenario agent. Another partner's agent is a 404, like an unknown one" })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, examples: ['CI RUN 42'] }))
 }, { $id: 'SandboxAgentRequest', title: 'SandboxAgentRequest' })
 export type AgentRequest = Static<typeof AgentRequest>

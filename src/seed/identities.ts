@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { SandboxError, validationFailed } from '../errors.js'
+import { SandboxError, notFound } from '../errors.js'
 import type { Partner } from '../store/partner.js'
 import type { PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
@@ -43,13 +43,16 @@ function nextAgentId (world: World, library: ScenarioLibrary, partner: Partner):
   throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has no agent ids left`)
 }
 
-/** A fresh agent of the partner: the next free id, built like one of the scenario's agents. */
+/**
+ * A fresh agent of the partner: the next free id, built like one of the partner's own scenario agents.
+ * Another partner's agent is a 404 exactly like one that does not exist (its records must never be copied,
+ * and the answer must not tell whether it exists).
+ */
 export function freshAgentSpec (world: World, library: ScenarioLibrary, partner: Partner, loaded: LoadedScenario, opts: { like?: string, name?: string }): AgentSpec {
   const own = loaded.partners.get(partner.id)?.agents.map((a) => a.id) ?? []
-  const all = loaded.scenario.partners.flatMap((p) => p.agents.map((a) => a.id))
-  if (opts.like !== undefined && !all.includes(opts.like)) {
-    throw validationFailed('request', [{ field: 'like', rejectedValue: opts.like, code: 'ScenarioAgent', defaultMessage: `must be an agent of scenario ${loaded.scenario.name}: [${all.join(', ')}]` }])
-  }
+  // a registered partner's agents are no scenario agents: they are built as themselves
+  const models = new Set([...own, ...[...partner.agents.values()].filter((a) => !a.fresh).map((a) => a.id)])
+  if (opts.like !== undefined && !models.has(opts.like)) throw notFound('Agent', opts.like)
   const id = nextAgentId(world, library, partner)
   return {
     id,

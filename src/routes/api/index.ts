@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { SandboxError } from '../../errors.js'
 import faults from '../../plugins/faults.js'
-import { addRouteHook, type RouteHook } from '../../plugins/route-hooks.js'
+import { readBodyLikeJackson } from '../../plugins/json-body.js'
 import accounts from './accounts.js'
 import banks from './banks.js'
 import beneficiaries from './beneficiaries.js'
@@ -21,17 +21,7 @@ export default async function api (fastify: FastifyInstance, opts: { faultHoldMs
     const accept = request.headers.accept
     done(accept === undefined || accept === '*/*' || acceptsJson(accept) ? undefined : new SandboxError('SANDBOX_ERR_NOT_ACCEPTABLE', 'No acceptable representation: the API answers application/json'))
   })
-  // Jackson binds a JSON null as null, which Bean Validation treats as absent (@NotNull fails, other rules pass);
-  // ajv's type coercion would turn it into "" (or 0, false) instead, so nulls are dropped before validation
-  const dropNulls: RouteHook = (request, _reply, done) => {
-    try {
-      request.body = withoutNulls(request.body)
-      done()
-    } catch (err) {
-      done(err as Error)
-    }
-  }
-  fastify.addHook('onRoute', (route) => { if (route.schema?.body !== undefined) addRouteHook(route, 'preValidation', dropNulls) })
+  fastify.addHook('onRoute', readBodyLikeJackson)
   // issue 11: Sandbox-Fault, Prefer: code=, magic values and the partner's fault rules, on every operation
   await fastify.register(faults, { world: fastify.world, holdMs: opts.faultHoldMs })
   for (const routes of [accounts, publicAccounts, banks, beneficiaries, customers, guarantees, investmentTypes, messages, products]) {
@@ -47,40 +37,4 @@ export function acceptsJson (accept: string): boolean {
     if (type === '*/*' || type === 'application/*' || type === 'application/json' || type.endsWith('+json')) return true
   }
   return false
-}
-
-// Jackson's default limit (StreamReadConstraints): deeper documents are refused, never recursed into
-const MAX_NESTING_DEPTH = 1000
-
-/**
- * The value with every null-valued object property removed, at any depth (array elements are kept).
- * Returns the value itself when it holds no null property, so the usual body costs no copy.
- */
-function withoutNulls (value: unknown, depth = 0): unknown {
-  if (typeof value !== 'object' || value === null) return value
-  if (depth >= MAX_NESTING_DEPTH) {
-    throw new SandboxError('SANDBOX_ERR_MALFORMED_JSON', `JSON parse error: document nesting depth exceeds the maximum allowed (${MAX_NESTING_DEPTH})`)
-  }
-  if (Array.isArray(value)) {
-    let changed = false
-    const out = value.map((v) => {
-      const w = withoutNulls(v, depth + 1)
-      changed ||= w !== v
-      return w
-    })
-    return changed ? out : value
-  }
-  let out: Record<string, unknown> | undefined
-  for (const [k, v] of Object.entries(value)) {
-    const w = v === null ? undefined : withoutNulls(v, depth + 1)
-    if (out === undefined && w !== v) {
-      out = {}
-      for (const [k2, v2] of Object.entries(value)) {
-        if (k2 === k) break
-        out[k2] = v2
-      }
-    }
-    if (out !== undefined && w !== undefined) out[k] = w
-  }
-  return out ?? value
 }

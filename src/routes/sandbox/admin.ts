@@ -21,7 +21,8 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
       throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Operator endpoints need Authorization: Bearer <SANDBOX_ADMIN_TOKEN>', [], { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
     }
   })
-  const config = { public: true, optionalBody: true }
+  // the operator is no partner: never rate limited
+  const config = { public: true, optionalBody: true, rateLimit: false as const }
 
   app.post('/reset', {
     schema: {

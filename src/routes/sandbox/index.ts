@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { readBodyLikeJackson } from '../../plugins/json-body.js'
 import { addRouteHook, type RouteHook } from '../../plugins/route-hooks.js'
 
 declare module 'fastify' {
@@ -30,6 +31,8 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
     done()
   }
   fastify.addHook('onRoute', (route) => { if (route.config?.optionalBody === true && route.schema?.body !== undefined) addRouteHook(route, 'preValidation', emptyBody) })
+  // the same reading of bodies as the bank's API: nulls absent, nesting deeper than Jackson's limit a 400
+  fastify.addHook('onRoute', readBodyLikeJackson)
   await fastify.register(partner)
   await fastify.register(guarantees)
   await fastify.register(faults)

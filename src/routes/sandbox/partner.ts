@@ -60,7 +60,7 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
         'Existing tokens of the partner work for it at once (Agent-Id). Delete it when the run ends.',
       security: PARTNER_SECURITY,
       body: AgentRequest,
-      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 403, 413, 415) }
+      response: { 200: ref(AgentSummary), ...errorResponses(400, 401, 403, 404, 413, 415) }
     },
     config
   }, async (request) => await control.createAgent(partnerOf(request), request.body ?? {}))
