@@ -1,4 +1,5 @@
-import { open, readFile, unlink, type FileHandle } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { open, unlink, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Low, type Adapter } from 'lowdb'
 import type { Partner } from './partner.js'
@@ -22,10 +23,12 @@ function frozenOf (s: StoredSnapshot): FrozenPartner {
 export class SnapshotAdapter implements Adapter<StoredSnapshot> {
   constructor (readonly path: string) {}
 
+  // read at start only, before anything is served: a synchronous read spares each of thousands of
+  // partners its trips through the thread pool
   async read (): Promise<StoredSnapshot | null> {
     let text: string
     try {
-      text = await readFile(this.path, 'utf8')
+      text = readFileSync(this.path, 'utf8')
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
       throw err

@@ -98,13 +98,20 @@ export function parseLog (bytes: Buffer, partnerId: string, generation: number, 
   return { batches, validBytes: offset, torn: false }
 }
 
+/** The object's fields become the given ones (a field gone from them goes), except those kept. */
+function replaceFields (target: object, fields: object, keep: readonly string[]): void {
+  const t = target as Record<string, unknown>
+  for (const k of Object.keys(t)) if (!keep.includes(k)) delete t[k]
+  Object.assign(t, fields)
+}
+
 /** Applies one batch to a partner's plain data; a change that cannot apply is an error message. */
 export function applyOps (p: PartnerSnapshot, ops: LogOp[]): string | null {
   const agent = (id: string): AgentSnapshot | undefined => p.agents.find((a) => a.id === id)
   const list = (id: string, name: ListName): object[] | undefined => LISTS.includes(name) ? agent(id)?.[name] : undefined
   for (const op of ops) {
     switch (op[0]) {
-      case 'partner': Object.assign(p, op[1], { agents: p.agents }); break
+      case 'partner': replaceFields(p, op[1], ['agents']); break
       case 'agent': {
         const i = p.agents.findIndex((a) => a.id === op[1].id)
         if (i === -1) p.agents.push(op[1])
@@ -114,7 +121,7 @@ export function applyOps (p: PartnerSnapshot, ops: LogOp[]): string | null {
       case 'head': {
         const a = agent(op[1])
         if (a === undefined) return `no agent ${op[1]}`
-        Object.assign(a, op[2])
+        replaceFields(a, op[2], LISTS)
         break
       }
       case 'drop': p.agents = p.agents.filter((a) => a.id !== op[1]); break

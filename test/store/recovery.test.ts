@@ -53,6 +53,12 @@ t.test('every kind of change reaches the log and comes back at the start: lists,
   partner.agents.delete('1001')
   partner.agents.set('1001', new AgentStore(agent.snapshot()))
   await files.commit(partner)
+  // a partner field that comes and goes (an optional one): gone again after the replay
+  const snapshot = partner.snapshot.bind(partner)
+  partner.snapshot = () => ({ ...snapshot(), note: 'for a while' }) as PartnerSnapshot
+  await files.commit(partner)
+  partner.snapshot = snapshot
+  await files.commit(partner)
   await files.close()
   t.same(names(dir), ['p-log.1.log', 'p-log.json'], 'one snapshot and one log, no snapshot rewritten')
   t.same(await onDisk(dir), plain(partner), 'the snapshot with its log replayed is the partner, agents in their order')
