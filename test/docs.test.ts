@@ -398,6 +398,13 @@ t.test('the control API document marks a body optional exactly where the route t
     'POST /__sandbox/agents/{agentId}/reset': false,
     'POST /__sandbox/guarantees': true,
     'PUT /__sandbox/guarantees/{guaranteeId}': true,
+    'POST /__sandbox/faults': true,
+    'PUT /__sandbox/clock': true,
+    'POST /__sandbox/accounts/{accountId}/close': false,
+    'PUT /__sandbox/accounts/{accountId}/balance': true,
+    'POST /__sandbox/accounts/{accountId}/credit': true,
+    'POST /__sandbox/accounts/{accountId}/debit': true,
+    'PUT /__sandbox/customers/{customerId}/kyc': true,
     'POST /__sandbox/admin/reset': false,
     'POST /__sandbox/admin/partners': false
   })
@@ -407,9 +414,10 @@ t.test('the control API document marks a body optional exactly where the route t
   for (const [key, req] of Object.entries(required)) {
     if (req) continue
     const [method, path] = key.split(' ')
-    const url = path.replace('{agentId}', '1001')
+    const url = path.replace('{agentId}', '1001').replace('{accountId}', '1001200000001')
     const admin = url.startsWith('/__sandbox/admin')
-    const res = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${admin ? 'operator-secret-0123456789' : token}` } })
+    // the state controls act as one agent (Agent-Id); the other control routes ignore the header
+    const res = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${admin ? 'operator-secret-0123456789' : token}`, 'agent-id': '1001' } })
     t.equal(res.statusCode, 200, `${key} without a body`)
   }
 })
