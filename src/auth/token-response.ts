@@ -69,7 +69,6 @@ export function keycloakTokenResponses (provider: Provider, tokens: KeycloakToke
       const [status, kcBody] = keycloakError(ctx.oidc?.params?.grant_type, ctx.status, body, details.get(ctx) ?? '')
       ctx.status = status
       ctx.body = kcBody
-      if (status === 401 && ctx.get('authorization') === '') ctx.remove('www-authenticate')
       return
     }
     if (clientId !== undefined) lockout.succeeded(clientKey(clientId))

@@ -1,6 +1,6 @@
 import { REALM_PATH } from '../auth/realm.js'
 import { LATEST_VERSION, VERSIONS } from '../plugins/versions.js'
-import { DOCS_PATH, SANDBOX_DOCS_PATH } from './paths.js'
+import { DOCS_PATH, POSTMAN_ENVIRONMENT_PATH, POSTMAN_PATH, SANDBOX_DOCS_PATH } from './paths.js'
 
 /*
  * The prose of the published documents: what a reader of the API docs learns before any operation.
@@ -34,7 +34,9 @@ export function apiDescription (publicUrl: string): string {
     'Try it: Authorize with the client credentials of partner-a (partner-a / partner-a-secret) or as test user alice (alice-password), then send Agent-Id 1001. ' +
     'The examples are the default data set (scenario default): customer 1001100000001, its accounts, beneficiaries and messages.\n\n' +
     'Where the spec is silent, the sandbox decided:\n' + DECISIONS.map((d) => `- ${d}`).join('\n') + '\n\n' +
-    `The sandbox's own control API (resets, fresh agents, guarantees) has its own document: ${publicUrl}${SANDBOX_DOCS_PATH}/openapi.json.`
+    `The sandbox's own control API (resets, fresh agents, guarantees) has its own document: ${publicUrl}${SANDBOX_DOCS_PATH}/openapi.json.\n\n` +
+    `Postman: import ${publicUrl}${POSTMAN_PATH} (this document as a collection, with OAuth 2.0 client credentials set on the collection) ` +
+    `and the environment ${publicUrl}${POSTMAN_ENVIRONMENT_PATH}; newman runs it as it is.`
 }
 
 /** The bank's API grouped by resource, each group naming its sections of the spec. */
