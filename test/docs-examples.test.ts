@@ -19,7 +19,7 @@ t.test('every operation of both documents has an operationId, bearerAuth first, 
       const validate = ajv.compile({ $id: `check-${n++}`, ...schema, components: doc.components })
       return validate(value) ? undefined : ajv.errorsText(validate.errors)
     }
-    const resolve = (s: Json): Json => typeof s.$ref === 'string' ? doc.components.schemas[s.$ref.split('/').pop() as string] : s
+    const resolve = (s: Json): Json => typeof s.$ref === 'string' ? doc.components.schemas[String(s.$ref.split('/').pop())] : s
     const operationIds = new Set<string>()
     for (const [path, item] of Object.entries<Json>(doc.paths)) {
       for (const [method, op] of Object.entries<Json>(item)) {

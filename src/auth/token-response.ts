@@ -21,11 +21,12 @@ const ERRORS: Array<[string, string, RegExp, number, string, string]> = [
   ['refresh_token', 'invalid_grant', /./, 400, 'invalid_grant', 'Invalid refresh token'],
   ['authorization_code', 'invalid_grant', /PKCE/, 400, 'invalid_grant', 'PKCE verification failed: Code mismatch'],
   ['authorization_code', 'invalid_grant', /redirect_uri/, 400, 'invalid_grant', 'Incorrect redirect_uri'],
+  ['authorization_code', 'invalid_grant', /code is expired/, 400, 'invalid_grant', 'Code is expired'],
   ['authorization_code', 'invalid_grant', /./, 400, 'invalid_grant', 'Code not valid'],
   ['*', 'unsupported_grant_type', /./, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
   // only the public clients of browser apps lack grants: no direct access, no service account
   ['password', 'invalid_request', /grant type is not allowed/, 400, 'unauthorized_client', 'Client not allowed for direct access grants'],
-  ['client_credentials', 'invalid_request', /grant type is not allowed/, 400, 'unauthorized_client', 'Public client not allowed to retrieve service account'],
+  ['client_credentials', 'invalid_request', /grant type is not allowed/, 401, 'unauthorized_client', 'Public client not allowed to retrieve service account'],
   ['*', 'invalid_request', /grant_type/, 400, 'invalid_request', 'Missing form parameter: grant_type']
 ]
 
@@ -69,7 +70,6 @@ export function keycloakTokenResponses (provider: Provider, tokens: KeycloakToke
       const [status, kcBody] = keycloakError(ctx.oidc?.params?.grant_type, ctx.status, body, details.get(ctx) ?? '')
       ctx.status = status
       ctx.body = kcBody
-      if (status === 401 && ctx.get('authorization') === '') ctx.remove('www-authenticate')
       return
     }
     if (clientId !== undefined) lockout.succeeded(clientKey(clientId))

@@ -1,6 +1,6 @@
 import { REALM_PATH } from '../auth/realm.js'
 import { LATEST_VERSION, VERSIONS } from '../plugins/versions.js'
-import { DOCS_PATH, SANDBOX_DOCS_PATH } from './paths.js'
+import { DOCS_PATH, POSTMAN_ENVIRONMENT_PATH, POSTMAN_PATH, SANDBOX_DOCS_PATH } from './paths.js'
 
 /*
  * The prose of the published documents: what a reader of the API docs learns before any operation.
@@ -43,7 +43,9 @@ export function apiDescription (publicUrl: string): string {
     'and `after` (run the operation first, then apply the rest: `after, status=502` creates the record and still answers 502). Prism\'s `Prefer: code=<status>` works too. ' +
     'A malformed value is a 400 naming the header; every answer with an injected fault carries `Sandbox-Fault-Applied` (the fault and its source). ' +
     'Fault rules, magic values, state controls and the partner\'s clock are in the control API.\n\n' +
-    `The sandbox's own control API (resets, fresh agents, guarantees, faults, state, clock) has its own document: ${publicUrl}${SANDBOX_DOCS_PATH}/openapi.json.`
+    `The sandbox's own control API (resets, fresh agents, guarantees, faults, state, clock) has its own document: ${publicUrl}${SANDBOX_DOCS_PATH}/openapi.json.\n\n` +
+    `Postman: import ${publicUrl}${POSTMAN_PATH} (this document as a collection, with OAuth 2.0 client credentials set on the collection) ` +
+    `and the environment ${publicUrl}${POSTMAN_ENVIRONMENT_PATH}; newman runs it as it is.`
 }
 
 /** The bank's API grouped by resource, each group naming its sections of the spec. */

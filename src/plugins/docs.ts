@@ -6,7 +6,9 @@ import { API_TAGS, SANDBOX_TAGS, apiDescription, sandboxDescription } from '../d
 import { buildDocExamples, type DocExamples } from '../docs/examples.js'
 import { withInjectedErrors } from '../docs/faults.js'
 import { OPTIONAL_BODY, finishOpenApi, finishSwagger2, swagger2Security } from '../docs/openapi.js'
-import { DOCS_PATH, SANDBOX_DOCS_PATH, SANDBOX_DOC_NAME } from '../docs/paths.js'
+import { DOCS_PATH, POSTMAN_ENVIRONMENT_PATH, POSTMAN_PATH, SANDBOX_DOCS_PATH, SANDBOX_DOC_NAME } from '../docs/paths.js'
+import { postmanCollection, postmanEnvironment, type PostmanSettings } from '../docs/postman.js'
+import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import { securitySchemes, swagger2SecurityDefinitions } from '../docs/security.js'
 import { swaggerInitializer } from '../docs/swagger-ui.js'
 import { versionedDocuments } from '../docs/versioned.js'
@@ -136,6 +138,17 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
   const hidden = { schema: { hide: true }, config: { public: true } }
   fastify.get(`${DOCS_PATH}/openapi.json`, hidden, async (request) => forVersion(fastify.swagger() as unknown as Json, request))
   fastify.get(`${DOCS_PATH}/swagger.json`, hidden, async (request) => forVersion(fastify.swagger2() as unknown as Json, request))
+  // the Postman collection of the bank's API and its environment (the default partner's credentials)
+  let collection: Promise<Json> | undefined
+  const postmanSettings = (): PostmanSettings => {
+    const { partner, agentId } = docExamples()
+    return { publicUrl, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, clientId: partner.clientId, clientSecret: partner.secret, agentId }
+  }
+  fastify.get(POSTMAN_PATH, hidden, async (request) => {
+    collection ??= postmanCollection(forVersion(fastify.swagger() as unknown as Json, request), postmanSettings())
+    return await collection
+  })
+  fastify.get(POSTMAN_ENVIRONMENT_PATH, hidden, async () => postmanEnvironment(postmanSettings()))
   fastify.get(`${SANDBOX_DOCS_PATH}/openapi.json`, hidden, async () => fastify.sandboxSwagger())
   fastify.get(SANDBOX_DOCS_PATH, hidden, async (_request, reply) => reply.redirect(`${DOCS_PATH}?urls.primaryName=${encodeURIComponent(SANDBOX_DOC_NAME)}`))
   fastify.get('/', hidden, async (_request, reply) => reply.redirect(DOCS_PATH))

@@ -48,8 +48,8 @@ t.test('a public client (no secret, PKCE) signs a test user in from a localhost 
     const noPkce = await fetch(client.buildAuthorizationUrl(web, { redirect_uri: 'http://localhost:5173/', scope: 'openid' }), { redirect: 'manual' })
     t.match(noPkce.headers.get('location') ?? await noPkce.text(), /code_challenge|PKCE/i, 'PKCE is required')
     const cc = await fetch(`${base}/auth/realms/sandbox/protocol/openid-connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=partner-a-web' })
-    t.equal(cc.status, 400)
-    t.equal((await cc.json() as { error: string }).error, 'unauthorized_client')
+    t.equal(cc.status, 401)
+    t.same(await cc.json(), { error: 'unauthorized_client', error_description: 'Public client not allowed to retrieve service account' }, "Keycloak's answer (ClientCredentialsGrantType)")
   })
 
   await t.test('the operator API registers a partner with public clients; a taken client id is a 409', async (t) => {
