@@ -151,9 +151,8 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
     apply(request, reply, applied).then(() => done(), done)
   }
 
-  const afterOperation: onSendHookHandler = async (request, reply, payload) => {
-    const applied = request.fault
-    if (applied === null || !applied.fault.after) return payload
+  /** What an `after` fault does once the operation answered: the answer replaced, delayed or dropped. */
+  const replaceAnswer = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault, payload: unknown): Promise<unknown> => {
     const { fault } = applied
     reply.header('sandbox-fault-applied', applied.label)
     if (fault.latencyMs !== undefined) await wait(fault.latencyMs)
@@ -165,6 +164,13 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
     const err = injectedError(fault.status, applied)
     reply.code(fault.status).headers(err.headers).header('x-sandbox-error', err.code).type('application/json; charset=utf-8')
     return JSON.stringify(errorBody(fault.status, err.message, requestPath(request), [], partnerNow(request)))
+  }
+
+  // a callback hook, not an async one: the answers without an `after` fault (nearly all) pay no promise
+  const afterOperation: onSendHookHandler = (request, reply, payload, done) => {
+    const applied = request.fault
+    if (applied === null || !applied.fault.after) return done(null, payload)
+    replaceAnswer(request, reply, applied, payload).then((p) => done(null, p), done)
   }
 
   // one step per magic field: the HEAD route Fastify derives from a GET arrives with the GET's steps,
