@@ -9,6 +9,7 @@ import { GUARANTEE_SCHEMAS } from './guarantees.js'
 import { INVESTMENT_TYPE_SCHEMAS } from './investment-types.js'
 import { PUBLIC_ACCOUNT_SCHEMAS } from './public-accounts.js'
 import { PRODUCT_SCHEMAS } from './products.js'
+import { JOURNAL_SCHEMAS } from './journal.js'
 import { SANDBOX_SCHEMAS } from './sandbox.js'
 
 /** Every schema with an $id, registered once (fastify.addSchema, the standalone validator, the docs). */
@@ -23,5 +24,6 @@ export const API_SCHEMAS: TSchema[] = [
   ...INVESTMENT_TYPE_SCHEMAS,
   ...PUBLIC_ACCOUNT_SCHEMAS,
   ...PRODUCT_SCHEMAS,
-  ...SANDBOX_SCHEMAS
+  ...SANDBOX_SCHEMAS,
+  ...JOURNAL_SCHEMAS
 ]

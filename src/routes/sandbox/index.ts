@@ -10,14 +10,16 @@ declare module 'fastify' {
 import admin from './admin.js'
 import guarantees from './guarantees.js'
 import partner from './partner.js'
+import requests from './requests.js'
 
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
-export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string }): Promise<void> {
+export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string, publicUrl: string, version: string }): Promise<void> {
   fastify.removeContentTypeParser('text/plain')
   // control requests may come without a body (POST /reset means "as it was"), even when labelled JSON
   const json = fastify.getDefaultJsonParser('error', 'error')
   fastify.removeContentTypeParser('application/json')
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string
     if (body === '') done(null, undefined)
     else json(request, body as string, done)
   })
@@ -28,5 +30,6 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   fastify.addHook('onRoute', (route) => { if (route.config?.optionalBody === true && route.schema?.body !== undefined) addRouteHook(route, 'preValidation', emptyBody) })
   await fastify.register(partner)
   await fastify.register(guarantees)
+  await fastify.register(requests, { publicUrl: opts.publicUrl, version: opts.version })
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }
