@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { Ajv } from 'ajv'
 import { SignJWT, importPKCS8 } from 'jose'
 import { loadConfig } from '../src/config.js'
+import type { JournalEntry } from '../src/schemas/journal.js'
 import { journalDropped } from '../src/plugins/journal.js'
 import { buildServer } from '../src/server.js'
 import { BYTES_PER_ENTRY } from '../src/store/journal.js'
@@ -13,20 +14,7 @@ import { api, build, listen, tokenFor, PARTNER_A, PARTNER_B, PUBLIC_URL, SIGNING
 
 const require = createRequire(import.meta.url)
 
-interface Entry {
-  id: string
-  requestId: string
-  method: string
-  url: string
-  path: string
-  route: string | null
-  agentId: string | null
-  status: number
-  durationMs: number
-  fault: string | null
-  request: { headers: Record<string, string>, body: string | null, bodySize: number, bodyTruncated: boolean }
-  response: { headers: Record<string, string>, body: string | null, bodySize: number, bodyTruncated: boolean }
-}
+type Entry = JournalEntry
 
 const MESSAGE = { message: 'HELLO FROM THE JOURNAL TEST', fromDepartment: 'CI', fromPerson: 'TESTER' }
 

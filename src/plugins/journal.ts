@@ -4,8 +4,8 @@ import fp from 'fastify-plugin'
 import { sameSecret } from '../auth/password-grant.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
-import type { JournalEntry, JournalMessage } from '../schemas/journal.js'
-import { Journals } from '../store/journal.js'
+import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
+import { Journals, type Recorded, type RecordedBody } from '../store/journal.js'
 import type { World } from '../store/world.js'
 import { requestPath } from './errors.js'
 import { loggableUrl } from './operations.js'
@@ -46,13 +46,29 @@ function headersOf (h: IncomingHttpHeaders | OutgoingHttpHeaders): Record<string
   return out
 }
 
-/** A body as text, cut at 64 KiB (on a character boundary). */
-function message (headers: Record<string, string>, body: string | null): JournalMessage {
-  if (body === null) return { headers, body: null, bodySize: 0, bodyTruncated: false }
+/** A body as kept: cut at 64 KiB (on a character boundary) only when it can be longer. */
+function keep (body: string | null): RecordedBody {
+  // a UTF-16 unit is at most 3 bytes of UTF-8: a short text cannot be over the limit (no need to measure it)
+  if (body === null || body.length * 3 <= BODY_LIMIT) return { text: body }
   const size = Buffer.byteLength(body)
-  if (size <= BODY_LIMIT) return { headers, body, bodySize: size, bodyTruncated: false }
-  const cut = Buffer.from(body).subarray(0, BODY_LIMIT).toString('utf8').replace(/\uFFFD$/, '')
-  return { headers, body: cut, bodySize: size, bodyTruncated: true }
+  if (size <= BODY_LIMIT) return { text: body }
+  return { text: Buffer.from(body).subarray(0, BODY_LIMIT).toString('utf8').replace(/\uFFFD$/, ''), cutFrom: size }
+}
+
+function message (headers: IncomingHttpHeaders | OutgoingHttpHeaders, body: RecordedBody): JournalMessage {
+  const { text, cutFrom } = body
+  return { headers: headersOf(headers), body: text, bodySize: cutFrom ?? (text === null ? 0 : Buffer.byteLength(text)), bodyTruncated: cutFrom !== undefined }
+}
+
+const routeTemplate = (route: string | null): string | null => route === null || !route.includes(':') ? route : route.replace(/:(\w+)/g, '{$1}')
+
+/** What a reader of the journal sees of an entry: redacted here, for every way of reading it. */
+export function summaryOf (r: Recorded): JournalSummary {
+  return { id: r.id, requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: r.path, route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
+}
+
+export function entryOf (r: Recorded): JournalEntry {
+  return { ...summaryOf(r), request: message(r.requestHeaders, r.requestBody), response: message(r.responseHeaders, r.responseBody) }
 }
 
 function text (payload: unknown): string | null {
@@ -94,14 +110,14 @@ function tokenClient (request: FastifyRequest, body: string | null, world: World
   }
 }
 
-const routeTemplate = (url: string | undefined): string | null => url === undefined || url.endsWith('*') ? null : url.replace(/:(\w+)/g, '{$1}')
-
 export interface JournalOptions { size: number, world: World, verifier: () => TokenVerifier }
 
 /**
  * The request journal: one onResponse step that files every request a partner can be held to (its token,
- * an expired token of its own, its client credentials at the token endpoint) in that partner's journal,
- * with headers and bodies redacted here, once. The body of the answer is picked up in onSend on the way.
+ * an expired token of its own, its client credentials at the token endpoint) in that partner's journal.
+ * It keeps what it is given as cheaply as it can (the hot path pays for it); entryOf() and summaryOf()
+ * above redact it for every reader, the token endpoint's tokens are dropped before they are kept.
+ * The body of the answer is picked up in onSend on the way.
  */
 async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): Promise<void> {
   const journals = new Journals(opts.size)
@@ -123,8 +139,8 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     json(request, body as string, done)
   })
 
+  // the identity provider answers on the raw response, past onSend (and before any route-level hook)
   fastify.addHook('onRequest', (request, reply, done) => {
-    // the identity provider answers on the raw response, past onSend
     if (request.url.startsWith(TOKEN_PATH)) {
       const raw = reply.raw
       const end = raw.end.bind(raw) as (...args: unknown[]) => typeof raw
@@ -142,27 +158,31 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
 
   const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number): void => {
     const path = requestPath(request)
-    const sent = text(request.sentBody)
     const raw = reply.raw
     const fault = raw.getHeader('sandbox-fault-applied')
     const duration = Math.round(reply.elapsedTime * 10) / 10
     const journal = journals.of(partnerId)
-    const entry: JournalEntry = {
+    const routeUrl = request.routeOptions.url
+    const agent = request.tenant?.agentId ?? request.headers['agent-id']
+    const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
+    const sent = text(request.sentBody)
+    journal.add({
       id: journal.nextId(),
       requestId: request.id,
-      time: new Date(Date.now() - duration).toISOString(),
+      at: Date.now() - duration,
       method: request.method,
-      url: loggableUrl(request.originalUrl),
+      url: request.originalUrl,
       path,
-      route: path === TOKEN_PATH ? TOKEN_PATH : routeTemplate(request.routeOptions.url),
-      agentId: request.tenant?.agentId ?? (typeof request.headers['agent-id'] === 'string' ? request.headers['agent-id'].slice(0, 32) : null),
+      route: path === TOKEN_PATH ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
+      agentId: typeof agent === 'string' ? agent.slice(0, 32) : null,
       status,
       durationMs: duration,
       fault: fault === undefined ? null : String(fault),
-      request: message(headersOf(request.headers), request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))),
-      response: message(headersOf(raw.getHeaders()), path === TOKEN_PATH ? withoutTokens(sent) : sent)
-    }
-    journal.add(entry)
+      requestHeaders: request.headers,
+      requestBody: keep(body),
+      responseHeaders: raw.getHeaders(),
+      responseBody: keep(path === TOKEN_PATH ? withoutTokens(sent) : sent)
+    })
   }
 
   /** Files a finished (or dropped: status 0) request under the partner it can be attributed to, if any. */

@@ -1,4 +1,5 @@
-import type { JournalEntry, JournalFilter, JournalSummary } from '../schemas/journal.js'
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+import type { JournalFilter } from '../schemas/journal.js'
 
 /*
  * The request journals, one per partner, in memory only (a restart forgets them). Each is a ring bounded by
@@ -9,19 +10,43 @@ import type { JournalEntry, JournalFilter, JournalSummary } from '../schemas/jou
 /** The average an entry may take: a journal of N entries holds at most N x 4 KiB (bodies make most of it). */
 export const BYTES_PER_ENTRY = 4096
 
-/** A live tail: called with each new entry, and with null when the sandbox stops. */
-export type Listener = (entry: JournalEntry | null) => void
+/** A body as kept: the text (cut at 64 KiB) and, when cut, the size of the whole. */
+export interface RecordedBody { text: string | null, cutFrom?: number }
 
-/** Roughly what an entry holds in memory: its strings (UTF-16 counted as one byte each) and a fixed part. */
-function sizeOf (e: JournalEntry): number {
-  let n = 400 + e.url.length + (e.request.body?.length ?? 0) + (e.response.body?.length ?? 0)
-  for (const v of Object.values(e.request.headers)) n += v.length + 24
-  for (const v of Object.values(e.response.headers)) n += v.length + 24
-  return n
+/**
+ * A request as recorded, in the cheapest form to take on the hot path: headers as received and sent, the
+ * route as the router names it, the arrival as a number. plugins/journal.ts turns it into the redacted
+ * Recorded every reader gets.
+ */
+export interface Recorded {
+  id: string
+  requestId: string
+  at: number
+  method: string
+  /** Path and query as sent (masked when shown). */
+  url: string
+  path: string
+  /** The route as the router writes it (/api/customers/:customerId), or a path of its own. */
+  route: string | null
+  agentId: string | null
+  status: number
+  durationMs: number
+  fault: string | null
+  requestHeaders: IncomingHttpHeaders
+  requestBody: RecordedBody
+  responseHeaders: OutgoingHttpHeaders
+  responseBody: RecordedBody
 }
 
-export function summaryOf (e: JournalEntry): JournalSummary {
-  return { id: e.id, requestId: e.requestId, time: e.time, method: e.method, url: e.url, path: e.path, route: e.route, agentId: e.agentId, status: e.status, durationMs: e.durationMs, fault: e.fault }
+/** A live tail: called with each new entry, and with null when the sandbox stops. */
+export type Listener = (entry: Recorded | null) => void
+
+// what an entry holds besides its bodies: fields and both sets of headers, as measured on typical requests
+const ENTRY_OVERHEAD = 1500
+
+/** Roughly what an entry holds in memory: its bodies and URL (UTF-16 units counted as bytes) and a fixed part. */
+function sizeOf (e: Recorded): number {
+  return ENTRY_OVERHEAD + e.url.length + (e.requestBody.text?.length ?? 0) + (e.responseBody.text?.length ?? 0)
 }
 
 /** A path pattern: * stands for any characters within one segment, ** for any characters. */
@@ -31,10 +56,11 @@ function pathPattern (pattern: string): RegExp {
 }
 
 /** The test of a filter, compiled once for a whole scan. */
-export function matcher (f: JournalFilter): (e: JournalEntry) => boolean {
+export function matcher (f: JournalFilter): (e: Recorded) => boolean {
   const method = f.method?.toUpperCase()
   const path = f.path === undefined ? undefined : pathPattern(f.path)
-  const route = f.route?.replace(/:(\w+)/g, '{$1}')
+  // the router's form of the template
+  const route = f.route?.replace(/\{(\w+)\}/g, ':$1')
   const status = f.status === undefined ? undefined : f.status.endsWith('xx') ? { min: Number(f.status[0]) * 100, max: Number(f.status[0]) * 100 + 99 } : { min: Number(f.status), max: Number(f.status) }
   const since = f.since === undefined ? -Infinity : Date.parse(f.since)
   const until = f.until === undefined ? Infinity : Date.parse(f.until)
@@ -44,17 +70,14 @@ export function matcher (f: JournalFilter): (e: JournalEntry) => boolean {
     if (route !== undefined && e.route !== route) return false
     if (status !== undefined && (e.status < status.min || e.status > status.max)) return false
     if (f.agentId !== undefined && e.agentId !== f.agentId) return false
-    if (since !== -Infinity || until !== Infinity) {
-      const t = Date.parse(e.time)
-      if (t < since || t >= until) return false
-    }
-    return f.bodyContains === undefined || (e.request.body?.includes(f.bodyContains) ?? false)
+    if (e.at < since || e.at >= until) return false
+    return f.bodyContains === undefined || (e.requestBody.text?.includes(f.bodyContains) ?? false)
   }
 }
 
 /** One partner's journal: oldest first in memory, read newest first. */
 export class PartnerJournal {
-  private entries: JournalEntry[] = []
+  private entries: Recorded[] = []
   private sizes: number[] = []
   private bytes = 0
   private seq = 0
@@ -67,7 +90,7 @@ export class PartnerJournal {
     return String(this.seq)
   }
 
-  add (entry: JournalEntry): void {
+  add (entry: Recorded): void {
     const size = sizeOf(entry)
     this.entries.push(entry)
     this.sizes.push(size)
@@ -83,9 +106,9 @@ export class PartnerJournal {
   get size (): number { return this.bytes }
 
   /** Entries that match, newest first, at most limit; total counts every match. */
-  find (filter: JournalFilter, limit = Infinity): { entries: JournalEntry[], total: number } {
+  find (filter: JournalFilter, limit = Infinity): { entries: Recorded[], total: number } {
     const test = matcher(filter)
-    const out: JournalEntry[] = []
+    const out: Recorded[] = []
     let total = 0
     for (let i = this.entries.length - 1; i >= 0; i--) {
       if (!test(this.entries[i])) continue
@@ -96,7 +119,7 @@ export class PartnerJournal {
   }
 
   /** By entry id, else the newest entry with that X-Request-Id. */
-  get (id: string): JournalEntry | undefined {
+  get (id: string): Recorded | undefined {
     for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].id === id) return this.entries[i]
     for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].requestId === id) return this.entries[i]
     return undefined

@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox'
 import { SandboxError, notFound } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { Har, JournalCount, JournalCountRequest, JournalEntry, JournalIdParam, JournalList, JournalQuery } from '../../schemas/journal.js'
-import { summaryOf, type Listener } from '../../store/journal.js'
+import { entryOf, summaryOf } from '../../plugins/journal.js'
+import type { Listener } from '../../store/journal.js'
 import { toHar } from './har.js'
 import { PARTNER_SECURITY, partnerOf } from './shared.js'
 
@@ -66,7 +67,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
     const { limit, ...filter } = request.query
     const partnerId = partnerOf(request)
     reply.header('content-disposition', `attachment; filename="${partnerId}-requests.har"`)
-    return toHar(journals.of(partnerId).find(filter, limit).entries, opts.publicUrl, opts.version)
+    return toHar(journals.of(partnerId).find(filter, limit).entries.map(entryOf), opts.publicUrl, opts.version)
   })
 
   app.get('/requests/stream', {
@@ -113,7 +114,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
   }, async (request) => {
     const entry = journals.of(partnerOf(request)).get(request.params.id)
     if (entry === undefined) throw notFound('Request', request.params.id)
-    return entry
+    return entryOf(entry)
   })
 
   app.delete('/requests', {
