@@ -45,9 +45,9 @@ export const API_TAGS = [
 
 /** The introduction of the sandbox control API's document. */
 export function sandboxDescription (publicUrl: string): string {
-  return 'Resets, scenarios, fresh agents, guarantees, the request journal and operator endpoints of the Banking Agent Sandbox. Not part of the bank\'s API ' +
+  return 'Resets, scenarios, fresh agents, guarantees, the request journal, snapshots and operator endpoints of the Banking Agent Sandbox. Not part of the bank\'s API ' +
     `(documented at ${publicUrl}${DOCS_PATH}). Partner endpoints take any access token of the partner and no Agent-Id; operator endpoints under /__sandbox/admin ` +
     'take the operator token and are off unless SANDBOX_ADMIN_TOKEN is set. Errors use the same ErrorBody as the bank\'s API.'
 }
 
-export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner does to its own data' }, { name: 'sandbox journal', description: 'The requests the partner sent and what the sandbox answered' }, { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]
+export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner does to its own data' }, { name: 'sandbox journal', description: 'The requests the partner sent and what the sandbox answered' }, { name: 'sandbox snapshots', description: "The partner's whole state as a document, and named snapshots to return to" }, { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]

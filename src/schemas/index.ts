@@ -11,6 +11,7 @@ import { PUBLIC_ACCOUNT_SCHEMAS } from './public-accounts.js'
 import { PRODUCT_SCHEMAS } from './products.js'
 import { JOURNAL_SCHEMAS } from './journal.js'
 import { SANDBOX_SCHEMAS } from './sandbox.js'
+import { SNAPSHOT_SCHEMAS } from './snapshots.js'
 
 /** Every schema with an $id, registered once (fastify.addSchema, the standalone validator, the docs). */
 export const API_SCHEMAS: TSchema[] = [
@@ -25,5 +26,6 @@ export const API_SCHEMAS: TSchema[] = [
   ...PUBLIC_ACCOUNT_SCHEMAS,
   ...PRODUCT_SCHEMAS,
   ...SANDBOX_SCHEMAS,
-  ...JOURNAL_SCHEMAS
+  ...JOURNAL_SCHEMAS,
+  ...SNAPSHOT_SCHEMAS
 ]

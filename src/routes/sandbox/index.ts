@@ -11,6 +11,7 @@ import admin from './admin.js'
 import guarantees from './guarantees.js'
 import partner from './partner.js'
 import requests from './requests.js'
+import snapshots from './snapshots.js'
 
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
 export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string, publicUrl: string, version: string }): Promise<void> {
@@ -31,5 +32,6 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   await fastify.register(partner)
   await fastify.register(guarantees)
   await fastify.register(requests, { publicUrl: opts.publicUrl, version: opts.version })
+  await fastify.register(snapshots)
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }
