@@ -29,6 +29,8 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
     done()
   }
   fastify.addHook('onRoute', (route) => { if (route.config?.optionalBody === true && route.schema?.body !== undefined) addRouteHook(route, 'preValidation', emptyBody) })
+  // the partner console drives every control route with its session
+  fastify.addHook('onRoute', (route) => { route.config = { ...route.config, consoleSession: true } })
   await fastify.register(partner)
   await fastify.register(guarantees)
   await fastify.register(requests, { publicUrl: opts.publicUrl, version: opts.version })
