@@ -245,6 +245,21 @@ t.test('a request whose connection is dropped without an answer is journaled wit
   t.match(e, { status: 0, fault: 'reset; source=header', route: '/api/banks' })
 })
 
+t.test('an answer carrying Sandbox-Fault-Applied is journaled with that fault', async (t) => {
+  // what an "after" fault does (issue 11): the header on the answer, set in onSend
+  const app = await buildServer(loadConfig({ logLevel: 'silent', signingKey: SIGNING_KEY, publicUrl: PUBLIC_URL, maxEventLoopDelay: 60000 }), (fastify) => {
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      if (request.headers['x-test-fault'] !== undefined) reply.code(502).header('sandbox-fault-applied', 'after, status=502; source=header')
+      done(null, payload)
+    })
+  })
+  t.teardown(() => app.close())
+  const res = await api(app, { url: '/api/banks', headers: { 'x-test-fault': '1' } }).catch((err: Error) => err)
+  t.notOk(res instanceof Error)
+  const [e] = (await list(app, '?path=/api/banks')).requests
+  t.match(e, { status: 502, fault: 'after, status=502; source=header' })
+})
+
 t.test('the live tail delivers an entry made after it connected', async (t) => {
   const { app, base } = await listen(t)
   const token = await tokenFor(app, PARTNER_A)
