@@ -22,6 +22,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
+COPY console ./console
 # /data is the place for durable data; it is used only when SANDBOX_DATA_DIR=/data is set, e.g.
 #   docker run -v sandbox-data:/data -e SANDBOX_DATA_DIR=/data -p 8080:8080 <image>
 RUN mkdir -p /data && chown node:node /data

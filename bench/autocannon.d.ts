@@ -12,6 +12,8 @@ declare module 'autocannon' {
       pipelining?: number
       /** Answer the raw result of one run (histograms encoded) so that several runs can be merged. */
       skipAggregateResult?: boolean
+      /** Stop after this many requests. */
+      amount?: number
     }
 
     interface Stats {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
@@ -8,6 +9,7 @@ import { DOCS_PATH } from './docs/paths.js'
 import docs from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
 import { lazySerializers } from './plugins/lazy-serializers.js'
+import journal from './plugins/journal.js'
 import { logDestination } from './plugins/log-stream.js'
 import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
 import partnerRateLimit from './plugins/rate-limit.js'
@@ -16,9 +18,12 @@ import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import api from './routes/api/index.js'
+import consoleRoutes, { ConsoleSessions, sessionClaims } from './routes/console.js'
 import sandbox from './routes/sandbox/index.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
+
+const SANDBOX_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
 /** Options that must be given when the Fastify instance is made (the rest of the app is the plugin below). */
 export function serverOptions (config: Config): FastifyHttpOptions<Server> {
@@ -73,6 +78,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   for (const schema of API_SCHEMAS) fastify.addSchema(schema)
   await fastify.register(errors, { reference: fastify.reference })
   await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
+  // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
+  await fastify.register(journal, { size: config.journalSize, world: fastify.world, verifier: () => fastify.tokens })
   await fastify.register(identityProvider, {
     world: fastify.world,
     publicUrl,
@@ -84,12 +91,14 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
+  const sessions = new ConsoleSessions()
+  await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl })
   // the token-protected routes, in a scope of their own so that the hooks apply to them only
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
-    await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world })
+    await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, fastify.world, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}` })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION })
   })
 }

@@ -42,6 +42,7 @@ function banner (config: Config, fastify: FastifyInstance): void {
     `Banking Agent Sandbox listening on ${config.host}:${fastify.server.address() !== null && typeof fastify.server.address() === 'object' ? (fastify.server.address() as { port: number }).port : config.port}`,
     `  API        ${url}/api`,
     `  docs       ${url}/api/docs/apidocs`,
+    `  console    ${url}/console`,
     `  discovery  ${url}/auth/realms/sandbox/.well-known/openid-configuration`,
     `  scenario   ${config.scenario}${config.dataDir === undefined ? ' (in memory)' : ` (data in ${config.dataDir})`}`,
     ...partners.map((p) => `  client     ${p.id} / ${p.secret}  agents ${[...p.agents.keys()].join(', ')}${p.users.length > 0 ? `  users ${p.users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`)

@@ -7,8 +7,8 @@ const DAY_MS = 24 * 60 * 60 * 1000
  * A partner's clock (issue 11): real time shifted by an offset, or frozen at an instant. Every date the
  * API writes for the partner's data follows it; tokens and other partners stay on real time.
  */
-export function clockNow (clock: { offsetMs: number, frozenAt?: number } | null, real = Date.now()): number {
-  if (clock === null) return real
+export function clockNow (clock: { offsetMs: number, frozenAt?: number } | null | undefined, real = Date.now()): number {
+  if (clock === null || clock === undefined) return real
   return clock.frozenAt ?? real + clock.offsetMs
 }
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { Test } from 'tap'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { CHROMIUM, LAUNCH_ARGS, withChromium } from './chromium.js'
 import { listen } from './helper.js'
 
 /*
@@ -13,21 +14,11 @@ import { listen } from './helper.js'
  * Screenshots go to test/artifacts/ (gitignored).
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url))
-const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 // a cold browser on a loaded 2-core machine renders Swagger UI slowly: generous waits (never an assertion on time)
 const WAIT = { timeout: 90_000 }
 
-if (!existsSync(CHROMIUM)) {
-  if (process.env.CI !== undefined) {
-    t.fail(`Chromium not found at ${CHROMIUM}: the browser test must run in CI (install Debian's chromium package, or set CHROMIUM_PATH)`)
-  } else {
-    t.plan(0, `skipped: Chromium not found at ${CHROMIUM} (install Debian's chromium package or set CHROMIUM_PATH; in CI this is a failure)`)
-  }
-} else {
-  run()
-}
+withChromium(run)
 
 async function launch (t: Test): Promise<Browser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS })

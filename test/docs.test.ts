@@ -130,7 +130,8 @@ t.test('component and definition names are the schemas\' $ids, and every $ref re
   t.equal(swagger2.swagger, '2.0')
   t.equal(openapi.openapi, '3.0.3')
   t.ok(openapi.components.schemas.CustomerRecord !== undefined && openapi.components.schemas.SandboxGuarantee === undefined, 'the bank document holds the bank schemas only')
-  t.ok(sandbox.components.schemas.SandboxGuarantee !== undefined && sandbox.components.schemas.CustomerCreateRequest === undefined, 'the sandbox document holds its own schemas (and the records its state controls answer with) only')
+  t.ok(sandbox.components.schemas.SandboxGuarantee !== undefined && sandbox.components.schemas.CustomerPage === undefined && sandbox.components.schemas.CustomerCreateRequest === undefined,
+    'the sandbox document holds its own schemas (and the record schemas its snapshot document is made of), none of the bank\'s operations')
 })
 
 t.test('every error response is the ErrorBody schema with its meaning, in both documents', async (t) => {

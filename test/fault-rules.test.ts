@@ -143,3 +143,18 @@ t.test('with a data dir the rules and their counters survive a restart', async (
   const straight = await statuses(third, 12)
   t.same([...firstRun, ...await statuses(second, 6)], straight, 'the seeded sequence continues where it stopped')
 })
+
+t.test('a snapshot carries the rules and the clock, and a restore brings them back', async (t) => {
+  const app = await build(t)
+  await control(app, 'POST', '/__sandbox/faults', { match: { path: '/api/banks' }, fault: 'status=503' })
+  await api(app, { method: 'PUT', url: '/__sandbox/clock', body: { now: '2030-01-01', frozen: true }, agent: null })
+  const snapshot = await control(app, 'GET', '/__sandbox/snapshot')
+  t.equal(snapshot.statusCode, 200)
+  await control(app, 'POST', '/__sandbox/reset')
+  t.same((await control(app, 'GET', '/__sandbox/faults')).json().faults, [], 'reset: no rules')
+  const restored = await api(app, { method: 'PUT', url: '/__sandbox/snapshot', body: snapshot.json(), agent: null })
+  t.equal(restored.statusCode, 200, restored.body.slice(0, 300))
+  t.equal((await control(app, 'GET', '/__sandbox/faults')).json().faults.length, 1, 'the rule is back')
+  t.equal((await api(app, { url: '/api/banks' })).statusCode, 503, 'and applies')
+  t.match((await control(app, 'GET', '/__sandbox/clock')).json(), { mode: 'frozen', today: '2030-01-01' }, 'the clock is back')
+})

@@ -91,3 +91,15 @@ t.test('latency over a real connection delays the answer', async (t) => {
   t.ok(res.ms >= 390, `${res.ms} ms`)
   t.equal(res.headers?.['sandbox-fault-applied'], 'latency=400; source=header')
 })
+
+t.test("the partner's journal shows each faulted request with its fault, a dropped one with status 0", async (t) => {
+  const { app, base } = await listen(t)
+  const headers = { authorization: `Bearer ${await tokenFor(app)}`, 'agent-id': '1001' }
+  await send(base, { path: '/api/banks', headers: { ...headers, 'sandbox-fault': 'reset' } })
+  await send(base, { path: '/api/banks?size=3', headers: { ...headers, 'sandbox-fault': 'status=503' } })
+  const list = await send(base, { path: '/__sandbox/requests?limit=10', headers: { authorization: headers.authorization } })
+  t.equal(list.status, 200)
+  const entries = JSON.parse(list.body!).requests as Array<{ status: number, fault: string | null, path: string }>
+  t.match(entries.find((e) => e.fault === 'reset; source=header'), { status: 0, path: '/api/banks' }, 'the reset request, status 0')
+  t.match(entries.find((e) => e.fault === 'status=503; source=header'), { status: 503 }, 'the injected 503')
+})

@@ -21,6 +21,8 @@ export class TokenError extends Error {
 }
 
 const CACHE_LIMIT = 10_000
+// how long after its expiry a token is still recognised as ours (jose needs a finite tolerance): ten years
+const EXPIRED_LONG_AGO = 10 * 365 * 24 * 3600
 
 /**
  * Cache key: the tail of the signature. Hashing a whole 1 KB token on every request was a measurable
@@ -97,6 +99,20 @@ export class TokenVerifier {
     if (this.cache.size >= CACHE_LIMIT) this.prune(now)
     this.cache.set(keyOf(token), { token, claims })
     return claims
+  }
+
+  /**
+   * The client of a token that failed only because it expired: signature, issuer, audience and type hold.
+   * The request journal files such a 401 under that partner; a forged or unsigned token gives undefined.
+   */
+  async expiredTokenClient (token: string): Promise<string | undefined> {
+    this.key ??= await importJWK(this.publicJwk, 'RS256')
+    try {
+      const { payload } = await jwtVerify(token, this.key, { issuer: this.issuer, audience: this.audience, algorithms: ['RS256'], typ: 'at+jwt', requiredClaims: ['exp', 'client_id'], clockTolerance: EXPIRED_LONG_AGO })
+      return String(payload.client_id)
+    } catch {
+      return undefined
+    }
   }
 
   /** Remembers a revoked token id until the token would have expired anyway. */

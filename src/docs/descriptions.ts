@@ -56,8 +56,8 @@ export const API_TAGS = [
 
 /** The introduction of the sandbox control API's document. */
 export function sandboxDescription (publicUrl: string): string {
-  return 'Resets, scenarios, fresh agents, guarantees, fault rules, magic values, state controls, the partner\'s clock and operator endpoints of the Banking Agent Sandbox. ' +
-    `Not part of the bank's API (documented at ${publicUrl}${DOCS_PATH}). Partner endpoints take any access token of the partner and no Agent-Id, except the state ` +
+  return 'Resets, scenarios, fresh agents, guarantees, fault rules, magic values, state controls, the partner\'s clock, the request journal, snapshots and operator endpoints ' +
+    `of the Banking Agent Sandbox. Not part of the bank's API (documented at ${publicUrl}${DOCS_PATH}). Partner endpoints take any access token of the partner and no Agent-Id, except the state ` +
     'controls (accounts, customers), which act as one agent and take the Agent-Id header like the bank\'s API; operator endpoints under /__sandbox/admin ' +
     'take the operator token and are off unless SANDBOX_ADMIN_TOKEN is set. Errors use the same ErrorBody as the bank\'s API. ' +
     'With SANDBOX_RATE_LIMIT set, partner endpoints count against the partner\'s requests per second like the bank\'s API (429 with Retry-After above it); operator endpoints are never limited.'
@@ -65,4 +65,7 @@ export function sandboxDescription (publicUrl: string): string {
 
 export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner does to its own data' },
   { name: 'sandbox faults', description: 'Make the bank fail on purpose: fault rules and magic values (the Sandbox-Fault header is described in the bank API document)' },
-  { name: 'sandbox state', description: 'Move the partner\'s data into hard-to-reach states: closed accounts, balances, KYC, the partner\'s clock' }, { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]
+  { name: 'sandbox state', description: 'Move the partner\'s data into hard-to-reach states: closed accounts, balances, KYC, the partner\'s clock' },
+  { name: 'sandbox journal', description: 'The requests the partner sent and what the sandbox answered' },
+  { name: 'sandbox snapshots', description: "The partner's whole state as a document, and named snapshots to return to" },
+  { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]

@@ -47,8 +47,8 @@ function plainBearer (header: string | undefined): string | undefined {
  * schema has checked the header is there (400). Routes flagged public get neither, partnerOnly
  * routes no Agent-Id binding: the hooks are attached per route as it is registered.
  */
-async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVerifier, world: World }): Promise<void> {
-  const { verifier, world } = opts
+async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVerifier, world: World, session?: (request: FastifyRequest) => AccessClaims | undefined }): Promise<void> {
+  const { verifier, world, session } = opts
   fastify.decorateRequest('token', null)
   fastify.decorateRequest('tenant', null)
 
@@ -60,6 +60,15 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
     if (known !== undefined && world.partner(known.clientId) !== undefined) {
       request.token = known
       return done()
+    }
+    // the partner console: a session cookie in place of a token, on the control API only
+    if (header === undefined && session !== undefined && request.routeOptions.config.consoleSession === true) {
+      try {
+        request.token = session(request) ?? null
+      } catch (err) {
+        return done(err as Error)
+      }
+      if (request.token !== null) return done()
     }
     let token: string
     try {

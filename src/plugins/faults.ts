@@ -7,6 +7,7 @@ import { MAGIC_FIELDS, magicFault } from '../faults/magic.js'
 import { pickRule, type RequestFacts } from '../faults/rules.js'
 import type { World } from '../store/world.js'
 import { partnerNow, requestPath } from './errors.js'
+import { journalDropped } from './journal.js'
 import { addRouteHook } from './route-hooks.js'
 
 declare module 'fastify' {
@@ -87,7 +88,9 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
       await Promise.race([wait(holdMs), closed])
     }
     if (!socket.destroyed) socket.resetAndDestroy()
-    // the response never finishes: let the onResponse steps (log line, journal) see the request all the same
+    // the partner's journal shows the request as dropped (status 0)
+    journalDropped(request, reply)
+    // the response never finishes: let the onResponse steps (the log line) see the request all the same
     reply.raw.emit('error', Object.assign(new Error('connection dropped by an injected fault'), { code: 'SANDBOX_FAULT_DROPPED' }))
   }
 

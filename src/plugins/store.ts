@@ -8,6 +8,7 @@ import { loadReference, type Reference } from '../seed/fixtures.js'
 import { ScenarioLibrary } from '../seed/scenarios.js'
 import { createRepos, type Repos } from '../store/index.js'
 import { FilePersistence } from '../store/persistence.js'
+import { NamedSnapshots } from '../store/snapshots.js'
 import { World, memoryPersistence } from '../store/world.js'
 
 declare module 'fastify' {
@@ -17,6 +18,7 @@ declare module 'fastify' {
     control: ScenarioControl
     scenarios: ScenarioLibrary
     reference: Reference
+    snapshots: NamedSnapshots
   }
 }
 
@@ -46,6 +48,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   fastify.decorate('control', control)
   fastify.decorate('scenarios', scenarios)
   fastify.decorate('reference', reference)
+  fastify.decorate('snapshots', new NamedSnapshots(config.dataDir))
   // on close, every pending batch reaches the disk before the process may exit
   fastify.addHook('onClose', async () => { await world.close() })
 }

@@ -9,9 +9,11 @@ import { GUARANTEE_SCHEMAS } from './guarantees.js'
 import { INVESTMENT_TYPE_SCHEMAS } from './investment-types.js'
 import { PUBLIC_ACCOUNT_SCHEMAS } from './public-accounts.js'
 import { PRODUCT_SCHEMAS } from './products.js'
+import { JOURNAL_SCHEMAS } from './journal.js'
 import { SANDBOX_SCHEMAS } from './sandbox.js'
 import { SANDBOX_CONTROL_SCHEMAS } from './sandbox-controls.js'
 import { SANDBOX_STATE_SCHEMAS } from './sandbox-state.js'
+import { SNAPSHOT_SCHEMAS } from './snapshots.js'
 
 /** Every schema with an $id, registered once (fastify.addSchema, the standalone validator, the docs). */
 export const API_SCHEMAS: TSchema[] = [
@@ -27,5 +29,7 @@ export const API_SCHEMAS: TSchema[] = [
   ...PRODUCT_SCHEMAS,
   ...SANDBOX_SCHEMAS,
   ...SANDBOX_STATE_SCHEMAS,
-  ...SANDBOX_CONTROL_SCHEMAS
+  ...SANDBOX_CONTROL_SCHEMAS,
+  ...JOURNAL_SCHEMAS,
+  ...SNAPSHOT_SCHEMAS
 ]

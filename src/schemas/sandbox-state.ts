@@ -53,7 +53,8 @@ export type ClockState = Static<typeof ClockState>
 export const PartnerSandboxState = Type.Object({
   faultRules: Type.Array(ref(FaultRuleState), { maxItems: 1000 }),
   faultSeq: Type.Integer({ minimum: 0 }),
-  clock: Type.Union([ref(ClockState), Type.Null()])
+  // absent means real time, like null (a JSON null reads as absent, as Jackson reads it)
+  clock: Type.Optional(Type.Union([ref(ClockState), Type.Null()]))
 }, { $id: 'SandboxPartnerState', title: 'SandboxPartnerState' })
 export type PartnerSandboxState = Static<typeof PartnerSandboxState>
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ref } from './common.js'
+import { SnapshotName } from './snapshots.js'
 
 /* The sandbox's own control API (/__sandbox): not part of the bank's API. */
 
@@ -19,6 +20,12 @@ export const ResetRequest = Type.Object({
   seed: Type.Optional(Seed)
 }, { $id: 'SandboxResetRequest', title: 'SandboxResetRequest' })
 export type ResetRequest = Static<typeof ResetRequest>
+
+export const PartnerResetRequest = Type.Object({
+  scenario: Type.Optional(ScenarioName),
+  seed: Type.Optional(Seed),
+  snapshot: Type.Optional({ ...SnapshotName, description: 'A named snapshot of the partner (POST /__sandbox/snapshots) to return to; not together with scenario or seed' })
+}, { $id: 'SandboxPartnerResetRequest', title: 'SandboxPartnerResetRequest' })
 
 export const AgentRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),
@@ -103,5 +110,5 @@ export const RegisteredPartner = Type.Object({
 
 export const PartnerList = Type.Object({ partners: Type.Array(ref(PartnerSummary)) }, { $id: 'SandboxPartnerList', title: 'SandboxPartnerList' })
 
-export const SANDBOX_SCHEMAS = [ResetRequest, AgentRequest, AgentSummary, PartnerSummary, ScenarioSummary, ScenarioList,
+export const SANDBOX_SCHEMAS = [ResetRequest, PartnerResetRequest, AgentRequest, AgentSummary, PartnerSummary, ScenarioSummary, ScenarioList,
   GuaranteeRequest, GuaranteeStateRequest, Guarantee, GuaranteeList, RegisterPartnerRequest, RegisteredPartner, PartnerList]

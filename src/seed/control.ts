@@ -152,6 +152,18 @@ export class ScenarioControl {
     await this.world.commit(partner)
   }
 
+  /**
+   * A partner's whole state replaced by one that make() builds from the current partner (a snapshot, checked
+   * there: a throw changes nothing). One control operation like the others: no reset or new agent interleaves.
+   */
+  async replacePartner (partnerId: string, make: (partner: Partner) => PartnerSnapshot | Promise<PartnerSnapshot>): Promise<PartnerSummary> {
+    return await this.exclusive(async () => {
+      const next = this.world.putPartner(await make(this.partner(partnerId)))
+      await this.world.commit(next)
+      return partnerSummary(next)
+    })
+  }
+
   /** Operator: a new partner (OAuth client) with its own agents, filled from a scenario. */
   async registerPartner (opts: RegisterOptions): Promise<RegisteredPartner> {
     return await this.exclusive(async () => await this.register(opts))

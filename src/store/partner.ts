@@ -36,7 +36,8 @@ export class Partner {
     this.guaranteeSeq = s.guaranteeSeq
     this.guarantees = new Map(s.guarantees.map((g) => [g.guaranteeId, g]))
     this.agents = new Map(s.agents.map((a) => [a.id, new AgentStore(a)]))
-    this.sandbox = s.sandbox ?? initialSandboxState()
+    // a snapshot read as Jackson reads JSON carries no clock for real time: null, as a fresh partner has it
+    this.sandbox = s.sandbox === undefined ? initialSandboxState() : { ...s.sandbox, clock: s.sandbox.clock ?? null }
   }
 
   get recordCount (): number {

@@ -24,7 +24,7 @@ export function ruleView (r: FaultRuleState) {
 }
 
 export function clockView (partner: Partner) {
-  const clock = partner.sandbox.clock
+  const clock = partner.sandbox.clock ?? null
   const real = Date.now()
   const now = clockNow(clock, real)
   return {

@@ -15,14 +15,17 @@ import guarantees from './guarantees.js'
 import magic from './magic.js'
 import partner from './partner.js'
 import state from './state.js'
+import requests from './requests.js'
+import snapshots from './snapshots.js'
 
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
-export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string }): Promise<void> {
+export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string, publicUrl: string, version: string }): Promise<void> {
   fastify.removeContentTypeParser('text/plain')
   // control requests may come without a body (POST /reset means "as it was"), even when labelled JSON
   const json = fastify.getDefaultJsonParser('error', 'error')
   fastify.removeContentTypeParser('application/json')
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string
     if (body === '') done(null, undefined)
     else json(request, body as string, done)
   })
@@ -33,11 +36,15 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   fastify.addHook('onRoute', (route) => { if (route.config?.optionalBody === true && route.schema?.body !== undefined) addRouteHook(route, 'preValidation', emptyBody) })
   // the same reading of bodies as the bank's API: nulls absent, nesting deeper than Jackson's limit a 400
   fastify.addHook('onRoute', readBodyLikeJackson)
+  // the partner console drives every control route with its session
+  fastify.addHook('onRoute', (route) => { route.config = { ...route.config, consoleSession: true } })
   await fastify.register(partner)
   await fastify.register(guarantees)
   await fastify.register(faults)
   await fastify.register(magic)
   await fastify.register(clock)
   await fastify.register(state)
+  await fastify.register(requests, { publicUrl: opts.publicUrl, version: opts.version })
+  await fastify.register(snapshots)
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }

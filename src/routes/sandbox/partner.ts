@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, ref } from '../../schemas/common.js'
-import { AgentIdParam, AgentRequest, AgentSummary, PartnerSummary, ResetRequest, ScenarioList } from '../../schemas/sandbox.js'
+import { validationFailed } from '../../errors.js'
+import { AgentIdParam, AgentRequest, AgentSummary, PartnerResetRequest, PartnerSummary, ResetRequest, ScenarioList } from '../../schemas/sandbox.js'
 import { partnerSummary } from '../../seed/summaries.js'
 import { PARTNER_SECURITY, partnerOf } from './shared.js'
+import { restoreNamed } from './snapshots.js'
 
 /** What a partner does to its own data, with its own token: inspect, reset, fresh agents. */
 export default async function partnerControl (fastify: FastifyInstance): Promise<void> {
@@ -43,13 +45,21 @@ export default async function partnerControl (fastify: FastifyInstance): Promise
       summary: "Reset the partner's data to the start of a scenario",
       description: "Only this partner's scenario agents change; other partners and this partner's fresh agents are untouched. " +
         'Without a body, back to the start of the current scenario and seed. Works while traffic flows: the new data replaces the old at once. ' +
-        'A reset that would take the partner past its record limit (SANDBOX_MAX_RECORDS) is refused with 403 and changes nothing.',
+        'A reset that would take the partner past its record limit (SANDBOX_MAX_RECORDS) is refused with 403 and changes nothing. ' +
+        'With {"snapshot": "<name>"}, back to a named snapshot (POST /__sandbox/snapshots) instead: the partner\'s whole state, fresh agents, fault rules and clock included.',
       security: PARTNER_SECURITY,
-      body: ResetRequest,
-      response: { 200: ref(PartnerSummary), ...errorResponses(400, 401, 403, 413, 415) }
+      body: PartnerResetRequest,
+      response: { 200: ref(PartnerSummary), ...errorResponses(400, 401, 403, 404, 413, 415) }
     },
     config
-  }, async (request) => await control.resetPartner(partnerOf(request), request.body?.scenario, request.body?.seed))
+  }, async (request) => {
+    const { scenario, seed, snapshot } = request.body ?? {}
+    if (snapshot === undefined) return await control.resetPartner(partnerOf(request), scenario, seed)
+    if (scenario !== undefined || seed !== undefined) {
+      throw validationFailed('request', [{ field: 'snapshot', rejectedValue: snapshot, code: 'SnapshotAlone', defaultMessage: 'must not come with scenario or seed: a snapshot holds its own' }])
+    }
+    return await restoreNamed(fastify, partnerOf(request), snapshot)
+  })
 
   app.post('/agents', {
     schema: {

@@ -1,0 +1,224 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { sameSecret } from '../auth/password-grant.js'
+import { REALM_PATH, ROUTES } from '../auth/realm.js'
+import type { TokenVerifier } from '../auth/verify.js'
+import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
+import { Journals, type Recorded, type RecordedBody } from '../store/journal.js'
+import type { World } from '../store/world.js'
+import { requestPath } from './errors.js'
+import { loggableUrl } from './operations.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: requests of this route never enter the journal (reading the journal, the console's pages). */
+    journal?: boolean
+  }
+  interface FastifyInstance {
+    journals: Journals
+    /** Files a request in its partner's journal with this status (see journalDropped). */
+    journalFile: (request: FastifyRequest, reply: FastifyReply, status: number) => void
+  }
+  interface FastifyRequest {
+    /** The JSON body as it arrived (before coercion), for the journal. */
+    rawBody: string | null
+    /** The body of the answer as sent (captured in onSend), for the journal. */
+    sentBody: unknown
+    /** Not journaled: the console's own calls, or already recorded. */
+    unjournaled: boolean
+  }
+}
+
+const BODY_LIMIT = 65536
+const REDACTED = '[REDACTED]'
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
+const TOKEN_PATH = `${REALM_PATH}${ROUTES.token}`
+const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token']
+
+function headersOf (h: IncomingHttpHeaders | OutgoingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const name in h) {
+    const v = h[name]
+    if (v === undefined) continue
+    out[name] = SECRET_HEADERS.has(name) ? REDACTED : Array.isArray(v) ? v.join(', ') : String(v)
+  }
+  return out
+}
+
+/** A body as kept: cut at 64 KiB (on a character boundary) only when it can be longer. */
+function keep (body: string | null): RecordedBody {
+  // a UTF-16 unit is at most 3 bytes of UTF-8: a short text cannot be over the limit (no need to measure it)
+  if (body === null || body.length * 3 <= BODY_LIMIT) return { text: body }
+  const size = Buffer.byteLength(body)
+  if (size <= BODY_LIMIT) return { text: body }
+  return { text: Buffer.from(body).subarray(0, BODY_LIMIT).toString('utf8').replace(/\uFFFD$/, ''), cutFrom: size }
+}
+
+function message (headers: IncomingHttpHeaders | OutgoingHttpHeaders, body: RecordedBody): JournalMessage {
+  const { text, cutFrom } = body
+  return { headers: headersOf(headers), body: text, bodySize: cutFrom ?? (text === null ? 0 : Buffer.byteLength(text)), bodyTruncated: cutFrom !== undefined }
+}
+
+const routeTemplate = (route: string | null): string | null => route === null || !route.includes(':') ? route : route.replace(/:(\w+)/g, '{$1}')
+
+/** What a reader of the journal sees of an entry: redacted here, for every way of reading it. */
+export function summaryOf (r: Recorded): JournalSummary {
+  return { id: r.id, requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: r.path, route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
+}
+
+export function entryOf (r: Recorded): JournalEntry {
+  return { ...summaryOf(r), request: message(r.requestHeaders, r.requestBody), response: message(r.responseHeaders, r.responseBody) }
+}
+
+function text (payload: unknown): string | null {
+  if (typeof payload === 'string') return payload === '' ? null : payload
+  if (Buffer.isBuffer(payload)) return payload.length === 0 ? null : payload.toString('utf8')
+  return null
+}
+
+/** The token endpoint's answer without its tokens (a journal is no place for credentials). */
+function withoutTokens (body: string | null): string | null {
+  if (body === null || !body.includes('_token')) return body
+  try {
+    const json = JSON.parse(body) as Record<string, unknown>
+    for (const f of TOKEN_FIELDS) if (typeof json[f] === 'string') json[f] = REDACTED
+    return JSON.stringify(json)
+  } catch {
+    return body
+  }
+}
+
+/** The client of a token request: an authenticated Basic client, else the client of the token it was given. */
+function tokenClient (request: FastifyRequest, body: string | null, world: World): string | undefined {
+  const header = request.headers.authorization
+  if (header?.startsWith('Basic ') === true) {
+    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    try {
+      const partner = world.partner(decodeURIComponent(decoded.slice(0, colon)))
+      if (partner !== undefined && sameSecret(partner.secret, decodeURIComponent(decoded.slice(colon + 1)))) return partner.id
+    } catch { /* malformed: nobody's */ }
+  }
+  const token = body === null ? undefined : /"access_token":"[^".]+\.([^".]+)\./.exec(body)?.[1]
+  if (token === undefined) return undefined
+  try {
+    const clientId = (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { client_id?: unknown }).client_id
+    return typeof clientId === 'string' && world.partner(clientId) !== undefined ? clientId : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export interface JournalOptions { size: number, world: World, verifier: () => TokenVerifier }
+
+/**
+ * The request journal: one onResponse step that files every request a partner can be held to (its token,
+ * an expired token of its own, its client credentials at the token endpoint) in that partner's journal.
+ * It keeps what it is given as cheaply as it can (the hot path pays for it); entryOf() and summaryOf()
+ * above redact it for every reader, the token endpoint's tokens are dropped before they are kept.
+ * The body of the answer is picked up in onSend on the way.
+ */
+async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): Promise<void> {
+  const journals = new Journals(opts.size)
+  const { world, verifier } = opts
+  fastify.decorate('journals', journals)
+  fastify.decorateRequest('rawBody', null)
+  fastify.decorateRequest('sentBody', null)
+  fastify.decorateRequest('unjournaled', false)
+  if (!journals.enabled) {
+    fastify.decorate('journalFile', () => {})
+    return
+  }
+
+  // the JSON body as sent: validation coerces the parsed one ("3" to 3), which is not what the client sent
+  const json = fastify.getDefaultJsonParser('error', 'error')
+  fastify.removeContentTypeParser('application/json')
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string
+    json(request, body as string, done)
+  })
+
+  // the identity provider answers on the raw response, past onSend (and before any route-level hook)
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.url.startsWith(TOKEN_PATH)) {
+      const raw = reply.raw
+      const end = raw.end.bind(raw) as (...args: unknown[]) => typeof raw
+      raw.end = ((...args: unknown[]) => {
+        if (typeof args[0] === 'string' || Buffer.isBuffer(args[0])) request.sentBody = args[0]
+        return end(...args)
+      }) as typeof raw.end
+    }
+    done()
+  })
+  fastify.addHook('onSend', (request, _reply, payload, done) => {
+    request.sentBody = payload
+    done(null, payload)
+  })
+
+  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number): void => {
+    const path = requestPath(request)
+    const raw = reply.raw
+    const fault = raw.getHeader('sandbox-fault-applied')
+    const duration = Math.round(reply.elapsedTime * 10) / 10
+    const journal = journals.of(partnerId)
+    const routeUrl = request.routeOptions.url
+    const agent = request.tenant?.agentId ?? request.headers['agent-id']
+    const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
+    const sent = text(request.sentBody)
+    journal.add({
+      id: journal.nextId(),
+      requestId: request.id,
+      at: Date.now() - duration,
+      method: request.method,
+      url: request.originalUrl,
+      path,
+      route: path === TOKEN_PATH ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
+      agentId: typeof agent === 'string' ? agent.slice(0, 32) : null,
+      status,
+      durationMs: duration,
+      fault: fault === undefined ? null : String(fault),
+      requestHeaders: request.headers,
+      requestBody: keep(body),
+      responseHeaders: raw.getHeaders(),
+      responseBody: keep(path === TOKEN_PATH ? withoutTokens(sent) : sent)
+    })
+  }
+
+  /** Files a finished (or dropped: status 0) request under the partner it can be attributed to, if any. */
+  const file = (request: FastifyRequest, reply: FastifyReply, status: number): void => {
+    if (request.unjournaled || request.routeOptions.config?.journal === false) return
+    request.unjournaled = true
+    const partnerId = request.token?.clientId
+    if (partnerId !== undefined) return record(request, reply, partnerId, status)
+    if (requestPath(request) === TOKEN_PATH) {
+      const client = tokenClient(request, text(request.sentBody), world)
+      if (client !== undefined) record(request, reply, client, status)
+      return
+    }
+    // an expired token of a partner: the request that partner most needs to see
+    const bearer = status === 401 ? /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] : undefined
+    if (bearer === undefined) return
+    verifier().expiredTokenClient(bearer).then((client) => {
+      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status)
+    }, () => {})
+  }
+  fastify.decorate('journalFile', file)
+
+  fastify.addHook('onResponse', (request, reply, done) => {
+    file(request, reply, reply.statusCode)
+    done()
+  })
+  // a live tail holds its connection open: a stop ends it
+  fastify.addHook('preClose', async () => { for (const listener of journals.listeners()) listener(null) })
+}
+
+/**
+ * For a request whose connection is dropped without an answer (an injected reset or timeout fault hijacks
+ * the reply and destroys the socket; onResponse never runs): files it with status 0.
+ */
+export function journalDropped (request: FastifyRequest, reply: FastifyReply): void {
+  request.server.journalFile(request, reply, 0)
+}
+
+export default fp(journalPlugin, { name: 'sandbox-journal' })

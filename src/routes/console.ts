@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { sameSecret } from '../auth/password-grant.js'
+import type { AccessClaims } from '../auth/verify.js'
+import { SandboxError } from '../errors.js'
+import type { World } from '../store/world.js'
+
+/*
+ * The partner console (/console): static files of console/ and the UI library it uses, served from the
+ * sandbox itself (no CDN), and its sign-in. A session is a random id in an HttpOnly, SameSite=Strict cookie
+ * (Secure behind https) naming a partner in memory here; the control API accepts it in place of a token
+ * (plugins/auth.ts asks sessionClaims()), and calls that change state must also carry the session's
+ * X-Console-Csrf value, which only the console's own page can read.
+ */
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A console session may stand in for a token (the control API under /__sandbox). */
+    consoleSession?: boolean
+  }
+}
+
+export const SESSION_COOKIE = 'sandbox_console'
+const SESSION_TTL_MS = 8 * 60 * 60 * 1000
+const MAX_SESSIONS = 10_000
+const SAFE_METHODS = new Set(['GET', 'HEAD'])
+
+interface Session { partnerId: string, csrf: string, expires: number }
+
+const require = createRequire(import.meta.url)
+const CONSOLE_DIR = new URL('../../console/', import.meta.url)
+
+/** Every file the console page loads: its own, then the library's (read once at start). */
+const FILES: Record<string, { type: string, path: string | URL }> = {
+  'console.css': { type: 'text/css; charset=utf-8', path: new URL('console.css', CONSOLE_DIR) },
+  'console.js': { type: 'application/javascript; charset=utf-8', path: new URL('console.js', CONSOLE_DIR) },
+  'alpine.js': { type: 'application/javascript; charset=utf-8', path: require.resolve('alpinejs/dist/cdn.min.js') },
+  'pico.css': { type: 'text/css; charset=utf-8', path: require.resolve('@picocss/pico/css/pico.min.css') }
+}
+
+export class ConsoleSessions {
+  private readonly sessions = new Map<string, Session>()
+
+  create (partnerId: string): { id: string, session: Session } {
+    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!)
+    const id = randomBytes(32).toString('base64url')
+    const session = { partnerId, csrf: randomBytes(24).toString('base64url'), expires: Date.now() + SESSION_TTL_MS }
+    this.sessions.set(id, session)
+    return { id, session }
+  }
+
+  /** The live session of a request's cookie, if any. */
+  of (request: FastifyRequest): { id: string, session: Session } | undefined {
+    const cookie = request.headers.cookie
+    if (cookie === undefined) return undefined
+    const m = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([A-Za-z0-9_-]{43})(?:;|$)`).exec(cookie)
+    const session = m === null ? undefined : this.sessions.get(m[1])
+    if (session === undefined) return undefined
+    if (session.expires <= Date.now()) {
+      this.sessions.delete(m![1])
+      return undefined
+    }
+    return { id: m![1], session }
+  }
+
+  end (id: string): void {
+    this.sessions.delete(id)
+  }
+}
+
+/**
+ * The claims a console session stands for on a control route (no Authorization header), or undefined when
+ * the request has no live session; a state-changing call without the session's CSRF value is refused.
+ */
+export function sessionClaims (sessions: ConsoleSessions, world: World, request: FastifyRequest): AccessClaims | undefined {
+  const found = sessions.of(request)
+  if (found === undefined || world.partner(found.session.partnerId) === undefined) return undefined
+  if (!SAFE_METHODS.has(request.method) && request.headers['x-console-csrf'] !== found.session.csrf) {
+    throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'A console session call that changes state needs the X-Console-Csrf header of its session')
+  }
+  // the console's own calls (its polling, its buttons) are not what the partner's code sent
+  request.unjournaled = true
+  return { jti: found.id, exp: Math.floor(found.session.expires / 1000), clientId: found.session.partnerId, agentIds: [], scope: 'console', payload: {} }
+}
+
+const SignIn = Type.Object({
+  clientId: Type.String({ minLength: 1, maxLength: 128 }),
+  clientSecret: Type.String({ minLength: 1, maxLength: 256 })
+}, { additionalProperties: false })
+
+export default async function consoleRoutes (fastify: FastifyInstance, opts: { sessions: ConsoleSessions, world: World, publicUrl: string }): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { sessions, world } = opts
+  const files = Object.fromEntries(Object.entries(FILES).map(([name, f]) => [name, { type: f.type, body: readFileSync(f.path) }]))
+  const page = readFileSync(new URL('index.html', CONSOLE_DIR))
+  const hidden = { schema: { hide: true }, config: { public: true, journal: false } }
+  const secureCookie = (request: FastifyRequest): string => request.protocol === 'https' || opts.publicUrl.startsWith('https:') ? '; Secure' : ''
+  const cookie = (request: FastifyRequest, value: string, maxAge: number): string =>
+    `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secureCookie(request)}`
+  const who = (partnerId: string, csrf: string) => ({ partnerId, name: world.partner(partnerId)?.name ?? partnerId, csrfToken: csrf })
+
+  const sendPage = async (_request: FastifyRequest, reply: FastifyReply) => await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page)
+  app.get('/console', hidden, sendPage)
+  app.get('/console/', hidden, sendPage)
+  app.get('/console/static/:file', hidden, async (request, reply) => {
+    const f = files[(request.params as { file: string }).file]
+    if (f === undefined) throw new SandboxError('SANDBOX_ERR_ROUTE_NOT_FOUND', `No endpoint GET ${request.url}`)
+    return await reply.type(f.type).header('cache-control', 'no-cache').send(f.body)
+  })
+
+  app.post('/console/session', { ...hidden, schema: { hide: true, body: SignIn } }, async (request, reply) => {
+    const partner = world.partner(request.body.clientId)
+    if (partner === undefined || !sameSecret(partner.secret, request.body.clientSecret)) {
+      throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'Unknown client id or wrong client secret')
+    }
+    const { id, session } = sessions.create(partner.id)
+    reply.header('set-cookie', cookie(request, id, SESSION_TTL_MS / 1000)).header('cache-control', 'no-store')
+    return who(partner.id, session.csrf)
+  })
+
+  app.get('/console/session', hidden, async (request, reply) => {
+    const found = sessions.of(request)
+    if (found === undefined) throw new SandboxError('SANDBOX_ERR_TOKEN_MISSING', 'Not signed in to the console')
+    reply.header('cache-control', 'no-store')
+    return who(found.session.partnerId, found.session.csrf)
+  })
+
+  app.delete('/console/session', hidden, async (request, reply) => {
+    const found = sessions.of(request)
+    if (found !== undefined) sessions.end(found.id)
+    return await reply.code(204).header('set-cookie', cookie(request, '', 0)).send()
+  })
+}

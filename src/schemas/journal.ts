@@ -1,0 +1,79 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { ref } from './common.js'
+
+/* The request journal (GET /__sandbox/requests ...): what a partner's code sent and what the sandbox answered. */
+
+const Message = Type.Object({
+  headers: Type.Record(Type.String(), Type.String(), { description: 'Header names in lower case; Authorization, Cookie and Set-Cookie values are "[REDACTED]"' }),
+  body: Type.Union([Type.String(), Type.Null()], { description: 'The body as text, cut at 64 KiB; null when there was none (or it was not captured)' }),
+  bodySize: Type.Integer({ description: 'Size of the whole body in bytes' }),
+  bodyTruncated: Type.Boolean({ description: 'The body was longer than 64 KiB and is cut' })
+}, { $id: 'SandboxJournalMessage', title: 'SandboxJournalMessage' })
+export type JournalMessage = Static<typeof Message>
+
+const summaryFields = {
+  id: Type.String({ description: 'Id of the entry in the journal (GET /__sandbox/requests/{id})' }),
+  requestId: Type.String({ description: 'The X-Request-Id the response carried' }),
+  time: Type.String({ format: 'date-time', description: 'When the request arrived' }),
+  method: Type.String(),
+  url: Type.String({ description: 'Path and query as sent (token-like query parameters redacted)' }),
+  path: Type.String({ description: 'Path without the query' }),
+  route: Type.Union([Type.String(), Type.Null()], { description: 'The route template as the API documents write it, e.g. /api/customers/{customerId}' }),
+  agentId: Type.Union([Type.String(), Type.Null()], { description: 'The Agent-Id header' }),
+  status: Type.Integer({ description: 'Status of the answer; 0 when the connection was dropped without one (an injected reset or timeout fault)' }),
+  durationMs: Type.Number({ description: 'Milliseconds from arrival to the last byte of the answer' }),
+  fault: Type.Union([Type.String(), Type.Null()], { description: 'The Sandbox-Fault-Applied header of the answer: the injected fault, if any' })
+}
+
+export const JournalSummary = Type.Object(summaryFields, { $id: 'SandboxJournalSummary', title: 'SandboxJournalSummary' })
+export type JournalSummary = Static<typeof JournalSummary>
+
+export const JournalEntry = Type.Object({
+  ...summaryFields,
+  request: ref(Message),
+  response: ref(Message)
+}, { $id: 'SandboxJournalEntry', title: 'SandboxJournalEntry' })
+export type JournalEntry = Static<typeof JournalEntry>
+
+export const JournalList = Type.Object({
+  requests: Type.Array(ref(JournalSummary), { description: 'Newest first' }),
+  total: Type.Integer({ description: 'Entries of the journal that match the filters (before the limit)' }),
+  journalSize: Type.Integer({ description: 'Most entries the journal keeps (SANDBOX_JOURNAL_SIZE); 0 means the journal is off' })
+}, { $id: 'SandboxJournalList', title: 'SandboxJournalList' })
+
+const filterFields = {
+  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'HTTP method, any case' })),
+  path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', description: 'Request path: exact, or with * for any characters within a segment and ** for any characters' })),
+  route: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', description: 'Route template, e.g. /api/customers/{customerId}/messages' })),
+  status: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$|^[1-5]xx$', description: 'A status (201) or a class (4xx)' })),
+  agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'The Agent-Id of the request' })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Only requests that arrived at or after this time' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Only requests that arrived before this time' }))
+}
+
+export const JournalQuery = Type.Object({
+  ...filterFields,
+  limit: Type.Integer({ minimum: 1, maximum: 100000, default: 100, description: 'Most entries to return' })
+}, { additionalProperties: false })
+export type JournalQuery = Static<typeof JournalQuery>
+
+export const JournalCountRequest = Type.Object({
+  ...filterFields,
+  bodyContains: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Only requests whose request body contains this text' }))
+}, { $id: 'SandboxJournalCountRequest', title: 'SandboxJournalCountRequest', additionalProperties: false })
+export type JournalFilter = Static<typeof JournalCountRequest>
+
+export const JournalCount = Type.Object({ count: Type.Integer() }, { $id: 'SandboxJournalCount', title: 'SandboxJournalCount' })
+
+export const JournalIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'The entry id, or an X-Request-Id (the newest entry with it)' }) })
+
+/** An HTTP Archive 1.2 document (routes/sandbox/har.ts writes it); entries are described by the HAR spec, not here. */
+export const Har = Type.Object({
+  log: Type.Object({
+    version: Type.Literal('1.2'),
+    creator: Type.Object({ name: Type.String(), version: Type.String() }),
+    entries: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'HAR 1.2 entries, newest first' })
+  })
+}, { $id: 'SandboxHar', title: 'SandboxHar', description: 'An HTTP Archive 1.2 document' })
+
+export const JOURNAL_SCHEMAS = [Message, JournalSummary, JournalEntry, JournalList, JournalCountRequest, JournalCount, Har]

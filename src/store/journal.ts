@@ -1,0 +1,153 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+import type { JournalFilter } from '../schemas/journal.js'
+
+/*
+ * The request journals, one per partner, in memory only (a restart forgets them). Each is a ring bounded by
+ * count (SANDBOX_JOURNAL_SIZE) and by bytes (BYTES_PER_ENTRY times that), so that hundreds of partners
+ * cannot exhaust the memory of a shared sandbox; the oldest entries go first, the newest always stays.
+ */
+
+/** The average an entry may take: a journal of N entries holds at most N x 4 KiB (bodies make most of it). */
+export const BYTES_PER_ENTRY = 4096
+
+/** A body as kept: the text (cut at 64 KiB) and, when cut, the size of the whole. */
+export interface RecordedBody { text: string | null, cutFrom?: number }
+
+/**
+ * A request as recorded, in the cheapest form to take on the hot path: headers as received and sent, the
+ * route as the router names it, the arrival as a number. plugins/journal.ts turns it into the redacted
+ * Recorded every reader gets.
+ */
+export interface Recorded {
+  id: string
+  requestId: string
+  at: number
+  method: string
+  /** Path and query as sent (masked when shown). */
+  url: string
+  path: string
+  /** The route as the router writes it (/api/customers/:customerId), or a path of its own. */
+  route: string | null
+  agentId: string | null
+  status: number
+  durationMs: number
+  fault: string | null
+  requestHeaders: IncomingHttpHeaders
+  requestBody: RecordedBody
+  responseHeaders: OutgoingHttpHeaders
+  responseBody: RecordedBody
+}
+
+/** A live tail: called with each new entry, and with null when the sandbox stops. */
+export type Listener = (entry: Recorded | null) => void
+
+// what an entry holds besides its bodies: fields and both sets of headers, as measured on typical requests
+const ENTRY_OVERHEAD = 1500
+
+/** Roughly what an entry holds in memory: its bodies and URL (UTF-16 units counted as bytes) and a fixed part. */
+function sizeOf (e: Recorded): number {
+  return ENTRY_OVERHEAD + e.url.length + (e.requestBody.text?.length ?? 0) + (e.responseBody.text?.length ?? 0)
+}
+
+/** A path pattern: * stands for any characters within one segment, ** for any characters. */
+function pathPattern (pattern: string): RegExp {
+  const source = pattern.split('**').map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*')
+  return new RegExp(`^${source}$`)
+}
+
+/** The test of a filter, compiled once for a whole scan. */
+export function matcher (f: JournalFilter): (e: Recorded) => boolean {
+  const method = f.method?.toUpperCase()
+  const path = f.path === undefined ? undefined : pathPattern(f.path)
+  // the router's form of the template
+  const route = f.route?.replace(/\{(\w+)\}/g, ':$1')
+  const status = f.status === undefined ? undefined : f.status.endsWith('xx') ? { min: Number(f.status[0]) * 100, max: Number(f.status[0]) * 100 + 99 } : { min: Number(f.status), max: Number(f.status) }
+  const since = f.since === undefined ? -Infinity : Date.parse(f.since)
+  const until = f.until === undefined ? Infinity : Date.parse(f.until)
+  return (e) => {
+    if (method !== undefined && e.method !== method) return false
+    if (path !== undefined && !path.test(e.path)) return false
+    if (route !== undefined && e.route !== route) return false
+    if (status !== undefined && (e.status < status.min || e.status > status.max)) return false
+    if (f.agentId !== undefined && e.agentId !== f.agentId) return false
+    if (e.at < since || e.at >= until) return false
+    return f.bodyContains === undefined || (e.requestBody.text?.includes(f.bodyContains) ?? false)
+  }
+}
+
+/** One partner's journal: oldest first in memory, read newest first. */
+export class PartnerJournal {
+  private entries: Recorded[] = []
+  private sizes: number[] = []
+  private bytes = 0
+  private seq = 0
+  readonly listeners = new Set<Listener>()
+
+  constructor (private readonly maxEntries: number, private readonly maxBytes: number) {}
+
+  nextId (): string {
+    this.seq += 1
+    return String(this.seq)
+  }
+
+  add (entry: Recorded): void {
+    const size = sizeOf(entry)
+    this.entries.push(entry)
+    this.sizes.push(size)
+    this.bytes += size
+    while (this.entries.length > this.maxEntries || (this.bytes > this.maxBytes && this.entries.length > 1)) {
+      this.entries.shift()
+      this.bytes -= this.sizes.shift()!
+    }
+    for (const listener of this.listeners) listener(entry)
+  }
+
+  get count (): number { return this.entries.length }
+  get size (): number { return this.bytes }
+
+  /** Entries that match, newest first, at most limit; total counts every match. */
+  find (filter: JournalFilter, limit = Infinity): { entries: Recorded[], total: number } {
+    const test = matcher(filter)
+    const out: Recorded[] = []
+    let total = 0
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      if (!test(this.entries[i])) continue
+      total += 1
+      if (out.length < limit) out.push(this.entries[i])
+    }
+    return { entries: out, total }
+  }
+
+  /** By entry id, else the newest entry with that X-Request-Id. */
+  get (id: string): Recorded | undefined {
+    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].id === id) return this.entries[i]
+    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].requestId === id) return this.entries[i]
+    return undefined
+  }
+
+  clear (): void {
+    this.entries = []
+    this.sizes = []
+    this.bytes = 0
+  }
+}
+
+/** Every partner's journal, made on a partner's first request. */
+export class Journals {
+  private readonly byPartner = new Map<string, PartnerJournal>()
+
+  constructor (readonly maxEntries: number) {}
+
+  get enabled (): boolean { return this.maxEntries > 0 }
+
+  of (partnerId: string): PartnerJournal {
+    let j = this.byPartner.get(partnerId)
+    if (j === undefined) this.byPartner.set(partnerId, j = new PartnerJournal(this.maxEntries, this.maxEntries * BYTES_PER_ENTRY))
+    return j
+  }
+
+  /** Every live tail of every partner (a stop ends them). */
+  * listeners (): Iterable<Listener> {
+    for (const j of this.byPartner.values()) yield * j.listeners
+  }
+}
