@@ -406,6 +406,9 @@ t.test('the control API document marks a body optional exactly where the route t
     'POST /__sandbox/accounts/{accountId}/credit': true,
     'POST /__sandbox/accounts/{accountId}/debit': true,
     'PUT /__sandbox/customers/{customerId}/kyc': true,
+    'POST /__sandbox/requests/count': false,
+    'PUT /__sandbox/snapshot': true,
+    'POST /__sandbox/snapshots': true,
     'POST /__sandbox/admin/reset': false,
     'POST /__sandbox/admin/partners': false
   })

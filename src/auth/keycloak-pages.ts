@@ -68,7 +68,9 @@ const LOGIN_STATUS_IFRAME = `<!DOCTYPE html>
   });
 </script></body></html>`
 
+/** An iframe page: framed by the partner's app on another origin, so without the X-Frame-Options: DENY of every other answer (Keycloak sends none there either). */
 function html (reply: FastifyReply, body: string): FastifyReply {
+  reply.raw.removeHeader('x-frame-options')
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache, no-store, must-revalidate').send(body)
 }
 

@@ -42,13 +42,13 @@ export const JournalList = Type.Object({
 }, { $id: 'SandboxJournalList', title: 'SandboxJournalList' })
 
 const filterFields = {
-  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'HTTP method, any case' })),
-  path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', description: 'Request path: exact, or with * for any characters within a segment and ** for any characters' })),
-  route: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', description: 'Route template, e.g. /api/customers/{customerId}/messages' })),
-  status: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$|^[1-5]xx$', description: 'A status (201) or a class (4xx)' })),
-  agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'The Agent-Id of the request' })),
-  since: Type.Optional(Type.String({ format: 'date-time', description: 'Only requests that arrived at or after this time' })),
-  until: Type.Optional(Type.String({ format: 'date-time', description: 'Only requests that arrived before this time' }))
+  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,16}$', examples: ['POST'], description: 'HTTP method, any case' })),
+  path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', examples: ['/api/customers/**'], description: 'Request path: exact, or with * for any characters within a segment and ** for any characters' })),
+  route: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', examples: ['/api/customers/{customerId}/messages'], description: 'Route template, e.g. /api/customers/{customerId}/messages' })),
+  status: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$|^[1-5]xx$', examples: ['4xx'], description: 'A status (201) or a class (4xx)' })),
+  agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 32, examples: ['1001'], description: 'The Agent-Id of the request' })),
+  since: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-11-23T08:00:00Z'], description: 'Only requests that arrived at or after this time' })),
+  until: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-11-23T18:00:00Z'], description: 'Only requests that arrived before this time' }))
 }
 
 export const JournalQuery = Type.Object({
@@ -59,13 +59,13 @@ export type JournalQuery = Static<typeof JournalQuery>
 
 export const JournalCountRequest = Type.Object({
   ...filterFields,
-  bodyContains: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'Only requests whose request body contains this text' }))
+  bodyContains: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, examples: ['HELLO'], description: 'Only requests whose request body contains this text' }))
 }, { $id: 'SandboxJournalCountRequest', title: 'SandboxJournalCountRequest', additionalProperties: false })
 export type JournalFilter = Static<typeof JournalCountRequest>
 
 export const JournalCount = Type.Object({ count: Type.Integer() }, { $id: 'SandboxJournalCount', title: 'SandboxJournalCount' })
 
-export const JournalIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, description: 'The entry id, or an X-Request-Id (the newest entry with it)' }) })
+export const JournalIdParam = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128, examples: ['1'], description: 'The entry id, or an X-Request-Id (the newest entry with it)' }) })
 
 /** An HTTP Archive 1.2 document (routes/sandbox/har.ts writes it); entries are described by the HAR spec, not here. */
 export const Har = Type.Object({
