@@ -171,7 +171,7 @@ t.test('tokens, client secrets and passwords never appear in the logs, even at t
   t.equal(pw.statusCode, 200)
   const { access_token: userToken, refresh_token: refreshToken } = pw.json() as { access_token: string, refresh_token?: string }
   const wrong = await post('grant_type=password&username=alice&password=not-alices-password-9')
-  t.equal(wrong.statusCode, 400)
+  t.equal(wrong.statusCode, 401, "Keycloak's invalid_grant for wrong user credentials")
   for (const token of [ccToken, userToken]) {
     t.equal((await api(app, { url: '/api/customers', token })).statusCode, 200)
     await api(app, { url: '/api/customers/1001100000001/messages', token, body: MESSAGE })

@@ -52,6 +52,8 @@ export function operationsOf (doc: Json): Operation[] {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined
       if (op === undefined) continue
+      // a live tail (server-sent events) answers for as long as the client listens: no request of its ends
+      if (op.responses?.['200']?.content?.['text/event-stream'] !== undefined) continue
       const parameters = (op.parameters ?? []).map((p: Json) => ({ name: p.name, in: p.in, required: p.required === true, schema: resolve(doc, p.schema ?? {}), example: p.example ?? p.schema?.default }))
       const media = op.requestBody?.content?.['application/json']
       const examples = Object.values(media?.examples ?? {}) as Json[]
