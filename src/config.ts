@@ -26,7 +26,7 @@ export const ConfigSchema = Type.Object({
   requestTimeout: option(Type.Integer({ minimum: 1000, maximum: 600000, default: 30000, description: 'Milliseconds a client may take to send a whole request (408 and the connection closed after)' }), 'SANDBOX_REQUEST_TIMEOUT', 'request-timeout'),
   maxEventLoopDelay: option(Type.Integer({ minimum: 50, maximum: 60000, default: 1000, description: 'Event-loop delay in ms above which requests get 503 with Retry-After' }), 'SANDBOX_MAX_EVENT_LOOP_DELAY', 'max-event-loop-delay'),
   shutdownTimeout: option(Type.Integer({ minimum: 100, maximum: 60000, default: 4000, description: 'Milliseconds in-flight requests get to finish on SIGTERM/SIGINT' }), 'SANDBOX_SHUTDOWN_TIMEOUT', 'shutdown-timeout'),
-  journalSize: option(Type.Integer({ minimum: 0, maximum: 100000, default: 500, description: "Requests kept in each partner's request journal (in memory; at most 4 KiB per entry on average, the newest always kept); 0 turns the journal off" }), 'SANDBOX_JOURNAL_SIZE', 'journal-size'),
+  journalSize: option(Type.Integer({ minimum: 0, maximum: 10000, default: 200, description: "Requests kept in each partner's request journal (in memory; at most 4 KiB per entry on average, the newest always kept); 0 turns the journal off" }), 'SANDBOX_JOURNAL_SIZE', 'journal-size'),
   deprecationDate: option(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', default: '2026-01-01', description: 'Date sent in the Deprecation header of deprecated API versions (YYYY-MM-DD)' }), 'SANDBOX_DEPRECATION_DATE', 'deprecation-date')
 }, { $id: 'SandboxConfig', additionalProperties: false })
 
