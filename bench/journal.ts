@@ -2,7 +2,8 @@
 // sandboxes side by side, one with the journal at its default size and one with SANDBOX_JOURNAL_SIZE=0, in
 // alternating rounds; then the resident memory of a sandbox whose 100 partners each filled their journal.
 // Knobs: BENCH_DURATION (seconds per workload and sandbox, default 10, in 4 rounds), BENCH_CONNECTIONS (50),
-// BENCH_PARTNERS (100). Writes bench/results/journal.json.
+// BENCH_PARTNERS (100), BENCH_JOURNAL_SIZE (the journal's size in the "on" sandbox; default the product's). Writes
+// bench/results/journal.json.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -116,14 +117,14 @@ async function fillJournals (s: Sandbox, size: number): Promise<void> {
   }
 }
 
-const on = await Sandbox.start({})
+const on = await Sandbox.start(process.env.BENCH_JOURNAL_SIZE === undefined ? {} : { SANDBOX_JOURNAL_SIZE: process.env.BENCH_JOURNAL_SIZE })
 const off = await Sandbox.start({ SANDBOX_JOURNAL_SIZE: '0' })
 try {
   const w1 = await compare('w1', on, off)
   const w2 = await compare('w2', on, off)
   await off.stop()
   const idle = on.rssMb()
-  const size = 500
+  const size = Number(process.env.BENCH_JOURNAL_SIZE ?? 200)
   await fillJournals(on, size)
   const filled = on.rssMb()
   const rows = [

@@ -30,7 +30,7 @@ export const ConfigSchema = Type.Object({
   shutdownTimeout: option(Type.Integer({ minimum: 100, maximum: 60000, default: 4000, description: 'Milliseconds in-flight requests get to finish on SIGTERM/SIGINT' }), 'SANDBOX_SHUTDOWN_TIMEOUT', 'shutdown-timeout'),
   faultHold: option(Type.Integer({ minimum: 1000, maximum: 600000, default: 120000, description: 'Milliseconds a request with the timeout fault is held before its connection is closed (a stop closes it at once)' }), 'SANDBOX_FAULT_HOLD', 'fault-hold'),
   rateLimit: option(Type.Integer({ minimum: 0, maximum: 1000000, default: 0, description: 'Requests per second each partner may make to /api and /__sandbox (429 with Retry-After above); 0 turns the limit off' }), 'SANDBOX_RATE_LIMIT', 'rate-limit'),
-  journalSize: option(Type.Integer({ minimum: 0, maximum: 100000, default: 500, description: "Requests kept in each partner's request journal (in memory; at most 4 KiB per entry on average, the newest always kept); 0 turns the journal off" }), 'SANDBOX_JOURNAL_SIZE', 'journal-size'),
+  journalSize: option(Type.Integer({ minimum: 0, maximum: 10000, default: 200, description: "Requests kept in each partner's request journal (in memory; at most 4 KiB per entry on average, the newest always kept); 0 turns the journal off" }), 'SANDBOX_JOURNAL_SIZE', 'journal-size'),
   deprecationDate: option(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', default: '2026-01-01', description: 'Date sent in the Deprecation header of deprecated API versions (YYYY-MM-DD)' }), 'SANDBOX_DEPRECATION_DATE', 'deprecation-date')
 }, { $id: 'SandboxConfig', additionalProperties: false })
 

@@ -1,11 +1,11 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { sameSecret } from '../auth/password-grant.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
-import { Journals, type Recorded, type RecordedBody } from '../store/journal.js'
+import { Journals, bodyText, type Recorded, type RecordedBody } from '../store/journal.js'
 import type { World } from '../store/world.js'
 import { requestPath } from './errors.js'
 import { loggableUrl } from './operations.js'
@@ -33,15 +33,21 @@ declare module 'fastify' {
 const BODY_LIMIT = 65536
 const REDACTED = '[REDACTED]'
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
+const SECRET_LENGTHS = new Set([...SECRET_HEADERS].map((h) => h.length))
 const TOKEN_PATH = `${REALM_PATH}${ROUTES.token}`
 const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token']
 
-function headersOf (h: IncomingHttpHeaders | OutgoingHttpHeaders): Record<string, string> {
+function redact (name: string, value: string): string {
+  return SECRET_HEADERS.has(name) ? REDACTED : value
+}
+
+/** Headers by lower-case name (repeated ones joined) from "name: value" lines, secrets redacted (again: set-cookie of an answer). */
+function headersOf (h: string): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const name in h) {
-    const v = h[name]
-    if (v === undefined) continue
-    out[name] = SECRET_HEADERS.has(name) ? REDACTED : Array.isArray(v) ? v.join(', ') : String(v)
+  const put = (name: string, value: string): void => { out[name] = out[name] === undefined ? redact(name, value) : `${out[name]}, ${redact(name, value)}` }
+  for (const line of h.split('\r\n')) {
+    const colon = line.indexOf(':')
+    if (colon > 0) put(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim())
   }
   return out
 }
@@ -49,26 +55,54 @@ function headersOf (h: IncomingHttpHeaders | OutgoingHttpHeaders): Record<string
 /** A body as kept: cut at 64 KiB (on a character boundary) only when it can be longer. */
 function keep (body: string | null): RecordedBody {
   // a UTF-16 unit is at most 3 bytes of UTF-8: a short text cannot be over the limit (no need to measure it)
-  if (body === null || body.length * 3 <= BODY_LIMIT) return { text: body }
+  if (body === null || body.length * 3 <= BODY_LIMIT) return body
   const size = Buffer.byteLength(body)
-  if (size <= BODY_LIMIT) return { text: body }
+  if (size <= BODY_LIMIT) return body
   return { text: Buffer.from(body).subarray(0, BODY_LIMIT).toString('utf8').replace(/\uFFFD$/, ''), cutFrom: size }
 }
 
-function message (headers: IncomingHttpHeaders | OutgoingHttpHeaders, body: RecordedBody): JournalMessage {
-  const { text, cutFrom } = body
+function message (headers: string, body: RecordedBody): JournalMessage {
+  const text = bodyText(body)
+  const cutFrom = body !== null && typeof body === 'object' ? body.cutFrom : undefined
   return { headers: headersOf(headers), body: text, bodySize: cutFrom ?? (text === null ? 0 : Buffer.byteLength(text)), bodyTruncated: cutFrom !== undefined }
+}
+
+/**
+ * The raw headers as one text, "name: value" lines, secrets replaced: one string for the entry to keep instead
+ * of an array of a dozen (every object an entry keeps must survive young-generation collections), and a token
+ * is never kept at all.
+ */
+function headLines (raw: string[]): string {
+  const lines = new Array<string>(raw.length)
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    // most names cannot be a secret one by their length: no lower-casing for them
+    const secret = SECRET_LENGTHS.has(raw[i].length) && SECRET_HEADERS.has(raw[i].toLowerCase())
+    lines[i] = raw[i]
+    lines[i + 1] = secret ? `: ${REDACTED}\r\n` : `: ${raw[i + 1]}\r\n`
+  }
+  // join makes one flat string; += would keep a tree of every piece
+  return lines.join('')
+}
+
+/** The headers set on an answer as name, value pairs (what headLines takes). */
+function responseHeaderPairs (h: OutgoingHttpHeaders): string[] {
+  const out: string[] = []
+  for (const name in h) {
+    const v = h[name]
+    if (v !== undefined) out.push(name, Array.isArray(v) ? v.join(', ') : String(v))
+  }
+  return out
 }
 
 const routeTemplate = (route: string | null): string | null => route === null || !route.includes(':') ? route : route.replace(/:(\w+)/g, '{$1}')
 
 /** What a reader of the journal sees of an entry: redacted here, for every way of reading it. */
 export function summaryOf (r: Recorded): JournalSummary {
-  return { id: r.id, requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: r.path, route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
+  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: r.path, route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
 }
 
 export function entryOf (r: Recorded): JournalEntry {
-  return { ...summaryOf(r), request: message(r.requestHeaders, r.requestBody), response: message(r.responseHeaders, r.responseBody) }
+  return { ...summaryOf(r), request: message(r.requestHead, r.requestBody), response: message(r.responseHead, r.responseBody) }
 }
 
 function text (payload: unknown): string | null {
@@ -156,13 +190,12 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     done(null, payload)
   })
 
-  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number): void => {
+  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined): void => {
     const path = requestPath(request)
     const raw = reply.raw
     const fault = raw.getHeader('sandbox-fault-applied')
     const duration = Math.round(reply.elapsedTime * 10) / 10
     const journal = journals.of(partnerId)
-    const routeUrl = request.routeOptions.url
     const agent = request.tenant?.agentId ?? request.headers['agent-id']
     const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
     const sent = text(request.sentBody)
@@ -178,29 +211,32 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       status,
       durationMs: duration,
       fault: fault === undefined ? null : String(fault),
-      requestHeaders: request.headers,
+      requestHead: headLines(request.raw.rawHeaders),
       requestBody: keep(body),
-      responseHeaders: raw.getHeaders(),
+      responseHead: headLines(responseHeaderPairs(raw.getHeaders())),
       responseBody: keep(path === TOKEN_PATH ? withoutTokens(sent) : sent)
     })
   }
 
   /** Files a finished (or dropped: status 0) request under the partner it can be attributed to, if any. */
   const file = (request: FastifyRequest, reply: FastifyReply, status: number): void => {
-    if (request.unjournaled || request.routeOptions.config?.journal === false) return
+    if (request.unjournaled) return
+    // routeOptions is a new frozen object at every read: once per request
+    const route = request.routeOptions
+    if (route.config?.journal === false) return
     request.unjournaled = true
     const partnerId = request.token?.clientId
-    if (partnerId !== undefined) return record(request, reply, partnerId, status)
+    if (partnerId !== undefined) return record(request, reply, partnerId, status, route.url)
     if (requestPath(request) === TOKEN_PATH) {
       const client = tokenClient(request, text(request.sentBody), world)
-      if (client !== undefined) record(request, reply, client, status)
+      if (client !== undefined) record(request, reply, client, status, route.url)
       return
     }
     // an expired token of a partner: the request that partner most needs to see
     const bearer = status === 401 ? /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] : undefined
     if (bearer === undefined) return
     verifier().expiredTokenClient(bearer).then((client) => {
-      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status)
+      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url)
     }, () => {})
   }
   fastify.decorate('journalFile', file)

@@ -53,7 +53,7 @@ const filterFields = {
 
 export const JournalQuery = Type.Object({
   ...filterFields,
-  limit: Type.Integer({ minimum: 1, maximum: 100000, default: 100, description: 'Most entries to return' })
+  limit: Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'Most entries to return' })
 }, { additionalProperties: false })
 export type JournalQuery = Static<typeof JournalQuery>
 

@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
 import type { JournalFilter } from '../schemas/journal.js'
 
 /*
@@ -10,8 +9,10 @@ import type { JournalFilter } from '../schemas/journal.js'
 /** The average an entry may take: a journal of N entries holds at most N x 4 KiB (bodies make most of it). */
 export const BYTES_PER_ENTRY = 4096
 
-/** A body as kept: the text (cut at 64 KiB) and, when cut, the size of the whole. */
-export interface RecordedBody { text: string | null, cutFrom?: number }
+/** A body as kept: its text, or for one cut at 64 KiB the cut text and the size of the whole. */
+export type RecordedBody = string | null | { text: string, cutFrom: number }
+
+export const bodyText = (b: RecordedBody): string | null => b === null || typeof b === 'string' ? b : b.text
 
 /**
  * A request as recorded, in the cheapest form to take on the hot path: headers as received and sent, the
@@ -19,7 +20,8 @@ export interface RecordedBody { text: string | null, cutFrom?: number }
  * Recorded every reader gets.
  */
 export interface Recorded {
-  id: string
+  /** Shown as a string; a number here is one object less to keep. */
+  id: number
   requestId: string
   at: number
   method: string
@@ -32,9 +34,11 @@ export interface Recorded {
   status: number
   durationMs: number
   fault: string | null
-  requestHeaders: IncomingHttpHeaders
+  /** The request's headers as "name: value" lines, secrets already replaced. */
+  requestHead: string
   requestBody: RecordedBody
-  responseHeaders: OutgoingHttpHeaders
+  /** The answer's headers as "name: value" lines (an object when none were sent: a dropped connection). */
+  responseHead: string
   responseBody: RecordedBody
 }
 
@@ -46,7 +50,7 @@ const ENTRY_OVERHEAD = 1500
 
 /** Roughly what an entry holds in memory: its bodies and URL (UTF-16 units counted as bytes) and a fixed part. */
 function sizeOf (e: Recorded): number {
-  return ENTRY_OVERHEAD + e.url.length + (e.requestBody.text?.length ?? 0) + (e.responseBody.text?.length ?? 0)
+  return ENTRY_OVERHEAD + e.url.length + (bodyText(e.requestBody)?.length ?? 0) + (bodyText(e.responseBody)?.length ?? 0)
 }
 
 /** A path pattern: * stands for any characters within one segment, ** for any characters. */
@@ -71,38 +75,56 @@ export function matcher (f: JournalFilter): (e: Recorded) => boolean {
     if (status !== undefined && (e.status < status.min || e.status > status.max)) return false
     if (f.agentId !== undefined && e.agentId !== f.agentId) return false
     if (e.at < since || e.at >= until) return false
-    return f.bodyContains === undefined || (e.requestBody.text?.includes(f.bodyContains) ?? false)
+    return f.bodyContains === undefined || (bodyText(e.requestBody)?.includes(f.bodyContains) ?? false)
   }
 }
 
 /** One partner's journal: oldest first in memory, read newest first. */
 export class PartnerJournal {
-  private entries: Recorded[] = []
-  private sizes: number[] = []
+  // a ring: slots of a fixed array, the oldest at head (no shifting of arrays on the hot path)
+  private slots: Array<Recorded | undefined>
+  private sizes: Float64Array
+  private head = 0
+  private length = 0
   private bytes = 0
   private seq = 0
   readonly listeners = new Set<Listener>()
 
-  constructor (private readonly maxEntries: number, private readonly maxBytes: number) {}
+  constructor (private readonly maxEntries: number, private readonly maxBytes: number) {
+    this.slots = new Array<Recorded | undefined>(maxEntries).fill(undefined)
+    this.sizes = new Float64Array(maxEntries)
+  }
 
-  nextId (): string {
+  nextId (): number {
     this.seq += 1
-    return String(this.seq)
+    return this.seq
+  }
+
+  /** The i-th entry from the newest (0 is the newest). */
+  private at (i: number): Recorded {
+    return this.slots[(this.head + this.length - 1 - i) % this.maxEntries]!
+  }
+
+  private dropOldest (): void {
+    this.bytes -= this.sizes[this.head]
+    this.slots[this.head] = undefined
+    this.head = (this.head + 1) % this.maxEntries
+    this.length -= 1
   }
 
   add (entry: Recorded): void {
+    if (this.length === this.maxEntries) this.dropOldest()
+    const slot = (this.head + this.length) % this.maxEntries
     const size = sizeOf(entry)
-    this.entries.push(entry)
-    this.sizes.push(size)
+    this.slots[slot] = entry
+    this.sizes[slot] = size
+    this.length += 1
     this.bytes += size
-    while (this.entries.length > this.maxEntries || (this.bytes > this.maxBytes && this.entries.length > 1)) {
-      this.entries.shift()
-      this.bytes -= this.sizes.shift()!
-    }
+    while (this.bytes > this.maxBytes && this.length > 1) this.dropOldest()
     for (const listener of this.listeners) listener(entry)
   }
 
-  get count (): number { return this.entries.length }
+  get count (): number { return this.length }
   get size (): number { return this.bytes }
 
   /** Entries that match, newest first, at most limit; total counts every match. */
@@ -110,24 +132,27 @@ export class PartnerJournal {
     const test = matcher(filter)
     const out: Recorded[] = []
     let total = 0
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      if (!test(this.entries[i])) continue
+    for (let i = 0; i < this.length; i++) {
+      const e = this.at(i)
+      if (!test(e)) continue
       total += 1
-      if (out.length < limit) out.push(this.entries[i])
+      if (out.length < limit) out.push(e)
     }
     return { entries: out, total }
   }
 
   /** By entry id, else the newest entry with that X-Request-Id. */
   get (id: string): Recorded | undefined {
-    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].id === id) return this.entries[i]
-    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i].requestId === id) return this.entries[i]
+    const n = /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : -1
+    for (let i = 0; i < this.length; i++) if (this.at(i).id === n) return this.at(i)
+    for (let i = 0; i < this.length; i++) if (this.at(i).requestId === id) return this.at(i)
     return undefined
   }
 
   clear (): void {
-    this.entries = []
-    this.sizes = []
+    this.slots.fill(undefined)
+    this.head = 0
+    this.length = 0
     this.bytes = 0
   }
 }
