@@ -1,3 +1,4 @@
+import { pathPattern, routerTemplate } from '../path-patterns.js'
 import type { FaultMatch, FaultRuleState } from '../schemas/sandbox-state.js'
 
 /*
@@ -28,30 +29,12 @@ export function mulberry32 (state: number): { state: number, value: number } {
   return { state: next, value: ((t ^ (t >>> 14)) >>> 0) / 4294967296 }
 }
 
-const globs = new Map<string, RegExp>()
-
-/** A path pattern: * any characters within a segment, ** any characters; everything else literal. */
-function globOf (pattern: string): RegExp {
-  let re = globs.get(pattern)
-  if (re === undefined) {
-    const body = pattern.split('**').map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*')
-    re = new RegExp(`^${body}$`)
-    if (globs.size < 1000) globs.set(pattern, re)
-  }
-  return re
-}
-
-/** The route template in Fastify's form: {name} becomes :name. */
-export function fastifyRoute (route: string): string {
-  return route.replace(/\{([^}/]+)\}/g, ':$1')
-}
-
 export function matches (m: FaultMatch, r: RequestFacts): boolean {
   if (m.method !== undefined && m.method.toUpperCase() !== r.method) return false
   if (m.agentId !== undefined && m.agentId !== r.agentId) return false
-  if (m.route !== undefined && fastifyRoute(m.route) !== r.route) return false
+  if (m.route !== undefined && routerTemplate(m.route) !== r.route) return false
   if (m.path !== undefined) {
-    const re = globOf(m.path)
+    const re = pathPattern(m.path)
     if (!re.test(r.path) && !re.test(r.apiPath)) return false
   }
   return true

@@ -1,3 +1,4 @@
+import { pathPattern, routerTemplate } from '../path-patterns.js'
 import type { JournalFilter } from '../schemas/journal.js'
 
 /*
@@ -53,18 +54,11 @@ function sizeOf (e: Recorded): number {
   return ENTRY_OVERHEAD + e.url.length + (bodyText(e.requestBody)?.length ?? 0) + (bodyText(e.responseBody)?.length ?? 0)
 }
 
-/** A path pattern: * stands for any characters within one segment, ** for any characters. */
-function pathPattern (pattern: string): RegExp {
-  const source = pattern.split('**').map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*')
-  return new RegExp(`^${source}$`)
-}
-
 /** The test of a filter, compiled once for a whole scan. */
 export function matcher (f: JournalFilter): (e: Recorded) => boolean {
   const method = f.method?.toUpperCase()
   const path = f.path === undefined ? undefined : pathPattern(f.path)
-  // the router's form of the template
-  const route = f.route?.replace(/\{(\w+)\}/g, ':$1')
+  const route = f.route === undefined ? undefined : routerTemplate(f.route)
   const status = f.status === undefined ? undefined : f.status.endsWith('xx') ? { min: Number(f.status[0]) * 100, max: Number(f.status[0]) * 100 + 99 } : { min: Number(f.status), max: Number(f.status) }
   const since = f.since === undefined ? -Infinity : Date.parse(f.since)
   const until = f.until === undefined ? Infinity : Date.parse(f.until)
