@@ -3,6 +3,12 @@
  * ** any characters, the rest literal) and a route template as the API documents write it.
  */
 
+/** The path of a URL as a request line carries it (path and query): without its query. */
+export function pathOf (url: string): string {
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
+}
+
 const compiled = new Map<string, RegExp>()
 
 /** The path pattern as a regular expression; the patterns in use are few, so each is compiled once. */

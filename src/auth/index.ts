@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import middie from '@fastify/middie'
+import { headersToRaw } from '../raw-headers.js'
 import type { World } from '../store/world.js'
 import { loadSigningKeys } from './keys.js'
 import { Lockout } from './lockout.js'
@@ -59,6 +60,11 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   const callback = oidc.provider.callback()
   // The provider in a context of its own: middie's hook then runs for its paths only, never on the API.
   await fastify.register(async (scope) => {
+    // before middie's step: the provider writes its answers on the raw response
+    scope.addHook('onRequest', (_request, reply, done) => {
+      headersToRaw(reply)
+      done()
+    })
     await scope.register(middie)
     scope.use(REALM_PATH, (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse) => {
       // endpoints in discovery follow the public URL, whatever Host the request came with

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
+import { headersToRaw } from '../raw-headers.js'
 import type { World } from '../store/world.js'
 import { sessionCookie } from './browser-session.js'
 import { ownerOf } from './clients.js'
@@ -79,6 +80,7 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
 
   async function finish (request: FastifyRequest, reply: FastifyReply, result: Parameters<Provider['interactionFinished']>[2]): Promise<void> {
     reply.hijack()
+    headersToRaw(reply)
     await provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: false })
   }
 

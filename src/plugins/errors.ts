@@ -6,15 +6,14 @@ import { SandboxError, codeForStatus, errorBody, validationFailed } from '../err
 import './validation.js'
 import { fieldErrorsFromAjv } from '../schemas/validation.js'
 import type { Reference } from '../seed/fixtures.js'
+import { pathOf } from '../path-patterns.js'
 import { KNOWN_VERSION_PATH, UNKNOWN_VERSION_PATH } from './versions.js'
 
 type ValidationError = FastifyError & { validation: ErrorObject[], validationContext: string }
 
 /** The path of the request as the client sent it (before version rewriting), without the query. */
 export function requestPath (request: FastifyRequest): string {
-  const url = request.originalUrl
-  const q = url.indexOf('?')
-  return q === -1 ? url : url.slice(0, q)
+  return pathOf(request.originalUrl)
 }
 
 function fromValidation (error: ValidationError, request: FastifyRequest, ref: Reference): SandboxError {

@@ -1,13 +1,13 @@
-import type { OutgoingHttpHeaders } from 'node:http'
+import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { sameSecret } from '../auth/password-grant.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
-import { Journals, bodyText, type Recorded, type RecordedBody } from '../store/journal.js'
+import { pathOf } from '../path-patterns.js'
+import { Journals, bodyText, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
 import type { World } from '../store/world.js'
-import { requestPath } from './errors.js'
 import { loggableUrl } from './operations.js'
 
 declare module 'fastify' {
@@ -33,7 +33,6 @@ declare module 'fastify' {
 const BODY_LIMIT = 65536
 const REDACTED = '[REDACTED]'
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
-const SECRET_LENGTHS = new Set([...SECRET_HEADERS].map((h) => h.length))
 const TOKEN_PATH = `${REALM_PATH}${ROUTES.token}`
 const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token']
 
@@ -41,11 +40,16 @@ function redact (name: string, value: string): string {
   return SECRET_HEADERS.has(name) ? REDACTED : value
 }
 
-/** Headers by lower-case name (repeated ones joined) from "name: value" lines, secrets redacted (again: set-cookie of an answer). */
-function headersOf (h: string): Record<string, string> {
+/** Headers by lower-case name (repeated ones joined), secrets redacted: from name, value pairs or from an answer's head. */
+function headersOf (h: RecordedHead): Record<string, string> {
   const out: Record<string, string> = {}
   const put = (name: string, value: string): void => { out[name] = out[name] === undefined ? redact(name, value) : `${out[name]}, ${redact(name, value)}` }
-  for (const line of h.split('\r\n')) {
+  if (typeof h !== 'string') {
+    for (let i = 0; i + 1 < h.length; i += 2) put(h[i].toLowerCase(), h[i + 1])
+    return out
+  }
+  // "HTTP/1.1 200 OK" first (not a header), then "name: value" lines
+  for (const line of h.split('\r\n').slice(1)) {
     const colon = line.indexOf(':')
     if (colon > 0) put(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim())
   }
@@ -61,32 +65,22 @@ function keep (body: string | null): RecordedBody {
   return { text: Buffer.from(body).subarray(0, BODY_LIMIT).toString('utf8').replace(/\uFFFD$/, ''), cutFrom: size }
 }
 
-function message (headers: string, body: RecordedBody): JournalMessage {
+function message (headers: RecordedHead, body: RecordedBody): JournalMessage {
   const text = bodyText(body)
   const cutFrom = body !== null && typeof body === 'object' ? body.cutFrom : undefined
   return { headers: headersOf(headers), body: text, bodySize: cutFrom ?? (text === null ? 0 : Buffer.byteLength(text)), bodyTruncated: cutFrom !== undefined }
 }
 
 /**
- * The raw headers as one text, "name: value" lines, secrets replaced: one string for the entry to keep instead
- * of an array of a dozen (every object an entry keeps must survive young-generation collections), and a token
- * is never kept at all.
+ * The head of the answer as sent: the text Node wrote to the socket ("HTTP/1.1 200 OK", then "name: value"
+ * lines), kept as it is, so that filing an answer costs nothing. A connection dropped without an answer
+ * has none: the headers set so far, as name, value pairs.
  */
-function headLines (raw: string[]): string {
-  const lines = new Array<string>(raw.length)
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    // most names cannot be a secret one by their length: no lower-casing for them
-    const secret = SECRET_LENGTHS.has(raw[i].length) && SECRET_HEADERS.has(raw[i].toLowerCase())
-    lines[i] = raw[i]
-    lines[i + 1] = secret ? `: ${REDACTED}\r\n` : `: ${raw[i + 1]}\r\n`
-  }
-  // join makes one flat string; += would keep a tree of every piece
-  return lines.join('')
-}
-
-/** The headers set on an answer as name, value pairs (what headLines takes). */
-function responseHeaderPairs (h: OutgoingHttpHeaders): string[] {
+function responseHead (reply: FastifyReply): RecordedHead {
+  const sent = (reply.raw as ServerResponse & { _header?: unknown })._header
+  if (typeof sent === 'string' && sent !== '') return sent
   const out: string[] = []
+  const h = reply.getHeaders()
   for (const name in h) {
     const v = h[name]
     if (v !== undefined) out.push(name, Array.isArray(v) ? v.join(', ') : String(v))
@@ -94,11 +88,13 @@ function responseHeaderPairs (h: OutgoingHttpHeaders): string[] {
   return out
 }
 
+const isTokenPath = (url: string): boolean => url.startsWith(TOKEN_PATH) && (url.length === TOKEN_PATH.length || url[TOKEN_PATH.length] === '?')
+
 const routeTemplate = (route: string | null): string | null => route === null || !route.includes(':') ? route : route.replace(/:(\w+)/g, '{$1}')
 
 /** What a reader of the journal sees of an entry: redacted here, for every way of reading it. */
 export function summaryOf (r: Recorded): JournalSummary {
-  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: r.path, route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
+  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: pathOf(r.url), route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
 }
 
 export function entryOf (r: Recorded): JournalEntry {
@@ -190,10 +186,12 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     done(null, payload)
   })
 
+  // the hot path: every field is a value or a reference the request already holds; nothing is formatted or
+  // redacted here (entryOf and summaryOf do that for every reader)
   const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined): void => {
-    const path = requestPath(request)
-    const raw = reply.raw
-    const fault = raw.getHeader('sandbox-fault-applied')
+    const url = request.originalUrl
+    const token = isTokenPath(url)
+    const fault = reply.getHeader('sandbox-fault-applied')
     const duration = Math.round(reply.elapsedTime * 10) / 10
     const journal = journals.of(partnerId)
     const agent = request.tenant?.agentId ?? request.headers['agent-id']
@@ -204,17 +202,16 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       requestId: request.id,
       at: Date.now() - duration,
       method: request.method,
-      url: request.originalUrl,
-      path,
-      route: path === TOKEN_PATH ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
+      url,
+      route: token ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
       agentId: typeof agent === 'string' ? agent.slice(0, 32) : null,
       status,
       durationMs: duration,
       fault: fault === undefined ? null : String(fault),
-      requestHead: headLines(request.raw.rawHeaders),
+      requestHead: request.raw.rawHeaders,
       requestBody: keep(body),
-      responseHead: headLines(responseHeaderPairs(raw.getHeaders())),
-      responseBody: keep(path === TOKEN_PATH ? withoutTokens(sent) : sent)
+      responseHead: responseHead(reply),
+      responseBody: keep(token ? withoutTokens(sent) : sent)
     })
   }
 
@@ -227,7 +224,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     request.unjournaled = true
     const partnerId = request.token?.clientId
     if (partnerId !== undefined) return record(request, reply, partnerId, status, route.url)
-    if (requestPath(request) === TOKEN_PATH) {
+    if (isTokenPath(request.originalUrl)) {
       const client = tokenClient(request, text(request.sentBody), world)
       if (client !== undefined) record(request, reply, client, status, route.url)
       return

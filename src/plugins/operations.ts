@@ -22,12 +22,13 @@ export function requestId (req: IncomingMessage): string {
 
 // Query parameters that can carry credentials; logged as [REDACTED].
 const SECRET_PARAMS = /([?&](?:access_token|refresh_token|id_token_hint|code|client_secret|password|token)=)[^&]*/gi
+// the same names, only to test for one: a test allocates nothing, most URLs have none
+const HAS_SECRET_PARAM = /[?&](?:access_token|refresh_token|id_token_hint|code|client_secret|password|token)=/i
 
 /** The URL as it may appear in a log line. */
 export function loggableUrl<T extends string | undefined> (url: T): T {
   // any object logged under "req" comes through here, not only requests: no url, nothing to mask
-  // most URLs have no query at all: no need to run the pattern over them
-  return (typeof url === 'string' && url.includes('=') ? url.replace(SECRET_PARAMS, '$1[REDACTED]') : url) as T
+  return (typeof url === 'string' && HAS_SECRET_PARAM.test(url) ? url.replace(SECRET_PARAMS, '$1[REDACTED]') : url) as T
 }
 
 /**
@@ -99,13 +100,13 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   fastify.addHook('preClose', async () => { readiness.ready = false })
 
   fastify.addHook('onRequest', (request, reply, done) => {
-    // on the raw response, so that responses written by the identity provider carry it too
-    reply.raw.setHeader('x-request-id', request.id)
+    // on the reply (answers written past Fastify copy it: headersToRaw)
+    reply.header('x-request-id', request.id)
     // stopping: this is the connection's last answer, also when the identity provider writes it
-    if (!readiness.ready) reply.raw.setHeader('connection', 'close')
+    if (!readiness.ready) reply.header('connection', 'close')
     // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal of it has no body, so it is answered here
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      reply.raw.setHeader('connection', 'close')
+      reply.header('connection', 'close')
       done(new SandboxError('SANDBOX_ERR_MALFORMED_HTTP', 'The request has no Host header, which HTTP/1.1 requires'))
     } else {
       done()
@@ -127,7 +128,8 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     fastify.addHook('onResponse', (request, reply, done) => {
       const tenant = request.tenant ?? undefined
       const who = tenant === undefined ? '' : `,"partner":${JSON.stringify(tenant.partnerId)},"agent":${JSON.stringify(tenant.agentId)}`
-      stream.write(`{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},` +
+      // the request id (a checked token or a UUID) and the method (a token, as Node's parser requires) need no escaping
+      stream.write(`{"level":30,"time":${Date.now()}${bindings},"reqId":"${request.id}","method":"${request.method}",` +
         `"url":${JSON.stringify(loggableUrl(request.originalUrl))},"statusCode":${reply.statusCode},"responseTime":${Math.round(reply.elapsedTime * 10) / 10}${who},` +
         '"msg":"request completed"}\n')
       done()

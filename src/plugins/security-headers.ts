@@ -23,8 +23,8 @@ export const SECURITY_HEADER_LINES = SECURITY_HEADERS.map(([name, value]) => `${
 
 async function securityHeaders (fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onRequest', (_request, reply, done) => {
-    // on the raw response, so that the identity provider's answers (written past Fastify) carry them too
-    for (const [name, value] of SECURITY_HEADERS) reply.raw.setHeader(name, value)
+    // on the reply; an answer written past Fastify gets them from headersToRaw (raw-headers.ts)
+    for (const [name, value] of SECURITY_HEADERS) reply.header(name, value)
     done()
   })
   fastify.addHook('onSend', (_request, reply, _payload, done) => {

@@ -1,4 +1,4 @@
-import { pathPattern, routerTemplate } from '../path-patterns.js'
+import { pathOf, pathPattern, routerTemplate } from '../path-patterns.js'
 import type { JournalFilter } from '../schemas/journal.js'
 
 /*
@@ -16,6 +16,12 @@ export type RecordedBody = string | null | { text: string, cutFrom: number }
 export const bodyText = (b: RecordedBody): string | null => b === null || typeof b === 'string' ? b : b.text
 
 /**
+ * Headers as the hot path found them: a request's raw name, value pairs (as Node received them), or the head
+ * of an answer as Node wrote it. Secrets in them are redacted by every reader (plugins/journal.ts).
+ */
+export type RecordedHead = string | string[]
+
+/**
  * A request as recorded, in the cheapest form to take on the hot path: headers as received and sent, the
  * route as the router names it, the arrival as a number. plugins/journal.ts turns it into the redacted
  * Recorded every reader gets.
@@ -28,18 +34,15 @@ export interface Recorded {
   method: string
   /** Path and query as sent (masked when shown). */
   url: string
-  path: string
   /** The route as the router writes it (/api/customers/:customerId), or a path of its own. */
   route: string | null
   agentId: string | null
   status: number
   durationMs: number
   fault: string | null
-  /** The request's headers as "name: value" lines, secrets already replaced. */
-  requestHead: string
+  requestHead: RecordedHead
   requestBody: RecordedBody
-  /** The answer's headers as "name: value" lines (an object when none were sent: a dropped connection). */
-  responseHead: string
+  responseHead: RecordedHead
   responseBody: RecordedBody
 }
 
@@ -64,7 +67,7 @@ export function matcher (f: JournalFilter): (e: Recorded) => boolean {
   const until = f.until === undefined ? Infinity : Date.parse(f.until)
   return (e) => {
     if (method !== undefined && e.method !== method) return false
-    if (path !== undefined && !path.test(e.path)) return false
+    if (path !== undefined && !path.test(pathOf(e.url))) return false
     if (route !== undefined && e.route !== route) return false
     if (status !== undefined && (e.status < status.min || e.status > status.max)) return false
     if (f.agentId !== undefined && e.agentId !== f.agentId) return false

@@ -5,6 +5,7 @@ import { SandboxError, notFound } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { Har, JournalCount, JournalCountRequest, JournalEntry, JournalIdParam, JournalList, JournalQuery } from '../../schemas/journal.js'
 import { entryOf, summaryOf } from '../../plugins/journal.js'
+import { headersToRaw } from '../../raw-headers.js'
 import type { Listener } from '../../store/journal.js'
 import { toHar } from './har.js'
 import { PARTNER_SECURITY, partnerOf } from './shared.js'
@@ -85,6 +86,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
     const journal = journals.of(partnerOf(request))
     if (journal.listeners.size >= MAX_TAILS) throw new SandboxError('SANDBOX_ERR_LIMIT', `At most ${MAX_TAILS} live tails per partner; close one first`)
     reply.hijack()
+    headersToRaw(reply)
     const raw = reply.raw
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' })
     raw.write('retry: 2000\n: connected\n\n')
