@@ -8,7 +8,7 @@ import authHooks from './plugins/auth.js'
 import { DOCS_PATH } from './docs/paths.js'
 import docs from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
-import { lazySerializers } from './plugins/lazy-serializers.js'
+import { lazySerializers, lazyValidators } from './plugins/lazy-compilers.js'
 import journal from './plugins/journal.js'
 import { logDestination } from './plugins/log-stream.js'
 import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
@@ -61,7 +61,7 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
     // can take longer than avvio's default 10 s per plugin
     pluginTimeout: 120_000,
     ajv: { customOptions: AJV_OPTIONS, plugins: AJV_PLUGINS },
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } }
+    schemaController: { compilersFactory: { buildValidator: lazyValidators(), buildSerializer: lazySerializers() } }
   }
 }
 

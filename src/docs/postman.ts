@@ -1,5 +1,3 @@
-import { convertV2 } from 'openapi-to-postmanv2'
-
 /*
  * The Postman collection of the bank's API, converted from the published OpenAPI 3 document by
  * openapi-to-postmanv2 (so it never drifts from the document), then given what a partner needs to run it
@@ -41,6 +39,9 @@ const CHECK_SUCCESS = ["pm.test('answered with success', () => pm.expect(pm.resp
 const kv = (o: Record<string, string>): Json[] => Object.entries(o).map(([key, value]) => ({ key, value, type: 'string' }))
 
 async function convert (doc: Json): Promise<Json> {
+  // loaded on the first request for the collection: the converter and its dependencies took about a
+  // third of the sandbox's start-up, for a document few partners fetch
+  const { convertV2 } = await import('openapi-to-postmanv2')
   return await new Promise((resolve, reject) => {
     convertV2({ type: 'json', data: structuredClone(doc) }, {
       folderStrategy: 'Tags',

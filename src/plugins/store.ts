@@ -1,3 +1,4 @@
+import type { Ajv } from 'ajv'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ConfigError, type Config } from '../config.js'
@@ -18,6 +19,8 @@ declare module 'fastify' {
     control: ScenarioControl
     scenarios: ScenarioLibrary
     reference: Reference
+    /** The API schemas without the API's scalar coercion: what scenario files and snapshots must pass. */
+    dataValidator: Ajv
     snapshots: NamedSnapshots
   }
 }
@@ -48,6 +51,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   fastify.decorate('control', control)
   fastify.decorate('scenarios', scenarios)
   fastify.decorate('reference', reference)
+  fastify.decorate('dataValidator', validator)
   fastify.decorate('snapshots', new NamedSnapshots(config.dataDir))
   // on close, every pending batch reaches the disk before the process may exit
   fastify.addHook('onClose', async () => { await world.close() })

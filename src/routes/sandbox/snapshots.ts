@@ -1,12 +1,13 @@
+import type { ValidateFunction } from 'ajv'
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { validationFailed } from '../../errors.js'
-import { API_SCHEMAS } from '../../schemas/index.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { PartnerSummary } from '../../schemas/sandbox.js'
 import { SaveSnapshotRequest, SnapshotDocument, SnapshotInfo, SnapshotList, SnapshotNameParam } from '../../schemas/snapshots.js'
-import { createValidator, fieldErrorsFromAjv } from '../../schemas/validation.js'
+import { lazyValidator } from '../../plugins/lazy-compilers.js'
+import { fieldErrorsFromAjv } from '../../schemas/validation.js'
 import { documentOf, partnerFromDocument } from '../../seed/snapshot.js'
 import type { PartnerSummary as Summary } from '../../seed/summaries.js'
 import { PARTNER_SECURITY, partnerOf } from './shared.js'
@@ -14,15 +15,15 @@ import { PARTNER_SECURITY, partnerOf } from './shared.js'
 // a snapshot carries a partner's every record: far more than an API body (the default scenario's is ~0.3 MB)
 const SNAPSHOT_BODY_LIMIT = 64 * 1024 * 1024
 
-// snapshots are checked as they are, without the API's scalar coercion: a number where an id string belongs
-// is a damaged snapshot, not something to convert
-const strict = createValidator(API_SCHEMAS)
-const checkDocument = strict.getSchema('SandboxSnapshot')!
+// snapshots are checked as they are, without the API's scalar coercion (fastify.dataValidator, which checks
+// scenario files too): a number where an id string belongs is a damaged snapshot, not something to convert
+const checkerOf = (fastify: FastifyInstance): ValidateFunction => fastify.dataValidator.getSchema('SandboxSnapshot')!
 
 /** Returns the partner to a named snapshot (POST /__sandbox/reset {"snapshot"}). */
 export async function restoreNamed (fastify: FastifyInstance, partnerId: string, name: string): Promise<Summary> {
   const doc = JSON.parse(await fastify.snapshots.read(partnerId, name)) as unknown
   // a file of the data dir may have been edited by hand: it gets the checks of PUT /__sandbox/snapshot
+  const checkDocument = checkerOf(fastify)
   if (checkDocument(doc) !== true) throw validationFailed('snapshot', fieldErrorsFromAjv(checkDocument.errors ?? []))
   return await restore(fastify, partnerId, doc as SnapshotDocument)
 }
@@ -69,7 +70,7 @@ export default async function snapshotControl (fastify: FastifyInstance): Promis
       response: { 200: ref(PartnerSummary), ...errorResponses(400, 401, 413, 415) }
     },
     bodyLimit: SNAPSHOT_BODY_LIMIT,
-    validatorCompiler: ({ schema }) => strict.compile(schema),
+    validatorCompiler: () => lazyValidator(() => checkerOf(fastify)),
     config
   }, async (request) => await restore(fastify, partnerOf(request), request.body))
 
