@@ -3,6 +3,7 @@ import type { Server } from 'node:http'
 import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import identityProvider from './auth/index.js'
+import { loadSigningKeys } from './auth/keys.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
 import authHooks from './plugins/auth.js'
 import { DOCS_PATH } from './docs/paths.js'
@@ -72,6 +73,10 @@ export function serverOptions (config: Config): FastifyHttpOptions<Server> {
 export default async function app (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
   const { config } = opts
   const publicUrl = config.publicUrl!
+  // made first (an RSA key is generated off the main thread), so that it overlaps loading the data
+  const keys = loadSigningKeys(config.signingKey, config.dataDir)
+  // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
+  keys.catch(() => {})
   await fastify.register(securityHeaders)
   await fastify.register(operations, { maxEventLoopDelay: config.maxEventLoopDelay })
   await fastify.register(store, { config })
@@ -81,13 +86,12 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
   await fastify.register(journal, { size: config.journalSize, world: fastify.world, verifier: () => fastify.tokens })
   await fastify.register(identityProvider, {
+    keys,
     world: fastify.world,
     publicUrl,
     tokenTtl: config.tokenTtl,
     lockoutFailures: config.lockoutFailures,
     lockoutSeconds: config.lockoutSeconds,
-    signingKey: config.signingKey,
-    dataDir: config.dataDir,
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })

@@ -3,6 +3,7 @@ import type { AdapterPayload } from 'oidc-provider'
 import type { Partner } from '../store/partner.js'
 import type { PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
+import { webOrigins } from './origins.js'
 import { GRANT_TYPES, SUPPORTED_SCOPES } from './realm.js'
 
 /** The partner an OAuth client acts for: the partner itself (confidential) or the owner of a public client. */
@@ -54,4 +55,10 @@ function publicClient (partner: Partner, c: PublicClient): AdapterPayload {
 export function clientMetadata (owner: ClientOwner | undefined, docsRedirectUri: string, locked: boolean): AdapterPayload | undefined {
   if (owner === undefined) return undefined
   return owner.publicClient === undefined ? confidential(owner.partner, docsRedirectUri, locked) : publicClient(owner.partner, owner.publicClient)
+}
+
+/** The web origins a client allows (Keycloak's "+": the origins of its redirect URIs); undefined for no such client. */
+export function clientOrigins (world: World, docsRedirectUri: string, clientId: string): string[] | undefined {
+  const uris = clientMetadata(ownerOf(world, clientId), docsRedirectUri, false)?.redirect_uris as string[] | undefined
+  return uris === undefined ? undefined : webOrigins(uris)
 }

@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
+import type Provider from 'oidc-provider'
 import fp from 'fastify-plugin'
 import middie from '@fastify/middie'
 import { headersToRaw } from '../raw-headers.js'
 import type { World } from '../store/world.js'
-import { loadSigningKeys } from './keys.js'
+import type { SigningKeys } from './keys.js'
 import { Lockout } from './lockout.js'
 import keycloakPages from './keycloak-pages.js'
 import loginRoutes from './login.js'
-import { createProvider, type SandboxProvider } from './provider.js'
+import type { SandboxProvider } from './provider.js'
+import { clientOrigins } from './clients.js'
 import { LOGIN_PATH, REALM_PATH } from './realm.js'
 import tokenEndpoints from './token-endpoints.js'
 import { TokenVerifier } from './verify.js'
@@ -16,7 +18,6 @@ import { TokenVerifier } from './verify.js'
 declare module 'fastify' {
   interface FastifyInstance {
     tokens: TokenVerifier
-    oidc: SandboxProvider
   }
 }
 
@@ -26,8 +27,8 @@ export interface AuthOptions {
   tokenTtl: number
   lockoutFailures: number
   lockoutSeconds: number
-  signingKey?: string
-  dataDir?: string
+  /** The token signing keys, being loaded or made (app.ts starts that first, to overlap the rest of the start). */
+  keys: Promise<SigningKeys>
   docsRedirectUri: string
 }
 
@@ -36,28 +37,40 @@ export interface AuthOptions {
  * endpoints, and the verifier the API uses for its access tokens.
  */
 async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
-  const keys = await loadSigningKeys(opts.signingKey, opts.dataDir)
+  const keys = await opts.keys
   const issuer = `${opts.publicUrl}${REALM_PATH}`
   const verifier = new TokenVerifier(keys.publicJwk, issuer, `${opts.publicUrl}/api`)
   const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds)
-  const oidc = createProvider({
-    world: opts.world,
-    keys,
-    publicUrl: opts.publicUrl,
-    tokenTtl: opts.tokenTtl,
-    docsRedirectUri: opts.docsRedirectUri,
-    onAccessTokenRevoked: (jti, exp) => verifier.revoke(jti, exp),
-    lockout
-  })
-  oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))
   fastify.decorate('tokens', verifier)
-  fastify.decorate('oidc', oidc)
-  fastify.addHook('onClose', async () => oidc.close())
   fastify.log.debug({ kid: keys.privateJwk.kid, source: keys.source }, 'token signing key')
+
+  // oidc-provider (with Koa and its helpers) is loaded when first needed, not at start: it was a fifth of
+  // the start-up, and the API itself checks tokens without it. The first request that needs it (a token,
+  // a login page, discovery) waits for it to load (about 0.1-0.2 s), and so does /ready, so that a client
+  // that waits for /ready finds everything loaded.
+  let loaded: SandboxProvider | undefined
+  let loading: Promise<SandboxProvider> | undefined
+  const identityProvider = async (): Promise<SandboxProvider> => await (loading ??= import('./provider.js').then(({ createProvider }) => {
+    const oidc = createProvider({
+      world: opts.world,
+      keys,
+      publicUrl: opts.publicUrl,
+      tokenTtl: opts.tokenTtl,
+      docsRedirectUri: opts.docsRedirectUri,
+      onAccessTokenRevoked: (jti, exp) => verifier.revoke(jti, exp),
+      lockout
+    })
+    oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))
+    loaded = oidc
+    return oidc
+  }))
+  const provider = async (): Promise<Provider> => (await identityProvider()).provider
+  fastify.readiness.before.push(identityProvider)
+  fastify.addHook('onClose', async () => loaded?.close())
 
   const publicUrl = new URL(opts.publicUrl)
   const basePath = publicUrl.pathname.replace(/\/$/, '')
-  const callback = oidc.provider.callback()
+  let callback: ReturnType<Provider['callback']> | undefined
   // The provider in a context of its own: middie's hook then runs for its paths only, never on the API.
   await fastify.register(async (scope) => {
     // before middie's step: the provider writes its answers on the raw response
@@ -66,19 +79,21 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       done()
     })
     await scope.register(middie)
-    scope.use(REALM_PATH, (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse) => {
+    scope.use(REALM_PATH, (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, next: (err?: unknown) => void) => {
       // endpoints in discovery follow the public URL, whatever Host the request came with
       req.headers['x-forwarded-host'] = publicUrl.host
       req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1)
       if (basePath !== '') req.originalUrl = `${basePath}${req.originalUrl ?? ''}`
-      callback(req, res)
+      if (callback !== undefined) return callback(req, res)
+      provider().then((p) => { callback ??= p.callback(); callback(req, res) }, next)
     })
     const unreachable = async (): Promise<void> => {}
     scope.all(`${REALM_PATH}/*`, unreachable)
   })
-  await fastify.register(keycloakPages, { prefix: REALM_PATH, issuer, publicJwk: keys.publicJwk, clientOrigins: oidc.clientOrigins })
-  await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider: oidc.provider, world: opts.world, lockout, issuer })
-  await fastify.register(tokenEndpoints, { prefix: REALM_PATH, provider: oidc.provider, world: opts.world, verifier })
+  const origins = (clientId: string): string[] | undefined => clientOrigins(opts.world, opts.docsRedirectUri, clientId)
+  await fastify.register(keycloakPages, { prefix: REALM_PATH, issuer, publicJwk: keys.publicJwk, clientOrigins: origins })
+  await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider, world: opts.world, lockout, issuer })
+  await fastify.register(tokenEndpoints, { prefix: REALM_PATH, provider, world: opts.world, verifier })
 }
 
 export default fp(authPlugin, { name: 'sandbox-identity-provider' })

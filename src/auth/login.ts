@@ -6,7 +6,7 @@ import { sessionCookie } from './browser-session.js'
 import { ownerOf } from './clients.js'
 import { sessionId } from './keycloak-tokens.js'
 import { userKey, type Lockout } from './lockout.js'
-import { sameSecret } from './password-grant.js'
+import { sameSecret } from './same-secret.js'
 import { userSubject } from './realm.js'
 
 const esc = (s: unknown): string => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -61,8 +61,11 @@ ${hint}
  * The interaction pages of the authorization code flow: a login form for the client's test users, and
  * an implicit consent (a sandbox user has nothing to decide). Mounted at {realm}/login/{uid}.
  */
-export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: Provider, world: World, lockout: Lockout, issuer: string }): Promise<void> {
-  const { provider, world, lockout } = opts
+export default async function loginRoutes (fastify: FastifyInstance, opts: { provider: () => Promise<Provider>, world: World, lockout: Lockout, issuer: string }): Promise<void> {
+  const { world, lockout } = opts
+  // the provider is loaded at its first use (auth/index.ts): these pages wait for it
+  let provider: Provider
+  fastify.addHook('onRequest', async () => { provider ??= await opts.provider() })
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 8192 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })

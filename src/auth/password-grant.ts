@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto'
+import { sameSecret } from './same-secret.js'
 import type Provider from 'oidc-provider'
 import { errors, type Account, type ResourceServer } from 'oidc-provider'
 import type { World } from '../store/world.js'
@@ -15,12 +15,6 @@ export interface PasswordGrantOptions {
 }
 
 const DEFAULT_SCOPE = 'openid profile email'
-
-export function sameSecret (a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
 
 /**
  * Keycloak's "direct access grant" (grant_type=password), which oidc-provider does not ship: it lets a

@@ -5,9 +5,9 @@ import type { TestUser } from '../store/records.js'
 import { createAdapterFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
 import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
-import { redirectUriAllowed, webOrigins } from './origins.js'
+import { redirectUriAllowed } from './origins.js'
 import { browserSupport, logoutSource } from './browser-session.js'
-import { clientMetadata, ownerOf } from './clients.js'
+import { clientMetadata, clientOrigins as clientOriginsOf, ownerOf } from './clients.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
 import { keycloakTokenResponses } from './token-response.js'
@@ -89,10 +89,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
 
   const client = (id: string): AdapterPayload | undefined =>
     clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
-  const clientOrigins = (id: string): string[] | undefined => {
-    const uris = client(id)?.redirect_uris as string[] | undefined
-    return uris === undefined ? undefined : webOrigins(uris)
-  }
+  const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUri, id)
   const adapter = createAdapterFactory({
     client,
     onAccessTokenRevoked: opts.onAccessTokenRevoked

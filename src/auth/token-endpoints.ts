@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
-import { sameSecret } from './password-grant.js'
+import { sameSecret } from './same-secret.js'
 import { originAllowed } from './origins.js'
 import { OIDC_PATH } from './realm.js'
 import { TokenError, type AccessClaims, type TokenVerifier } from './verify.js'
@@ -41,8 +41,11 @@ function oauthError (reply: FastifyReply, status: number, error: string, descrip
  * leaves out of these endpoints) and its refresh tokens, at Keycloak's paths. A revoked access token
  * is refused by the API at once: the verifier remembers it.
  */
-export default async function tokenEndpoints (fastify: FastifyInstance, opts: { provider: Provider, world: World, verifier: TokenVerifier }): Promise<void> {
-  const { provider, world, verifier } = opts
+export default async function tokenEndpoints (fastify: FastifyInstance, opts: { provider: () => Promise<Provider>, world: World, verifier: TokenVerifier }): Promise<void> {
+  const { world, verifier } = opts
+  // the provider is loaded at its first use (auth/index.ts): these endpoints wait for it
+  let provider: Provider
+  fastify.addHook('onRequest', async () => { provider ??= await opts.provider() })
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 65536 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })

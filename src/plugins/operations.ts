@@ -75,8 +75,11 @@ class OverloadedError extends SandboxError {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** False until the data and the provider are loaded, and again once a stop has begun. */
-    readiness: { ready: boolean }
+    /**
+     * ready: false until the data are loaded, and again once a stop has begun. before: what /ready waits
+     * for besides (parts loaded at their first use, such as the identity provider).
+     */
+    readiness: { ready: boolean, before: Array<() => Promise<unknown>> }
   }
 }
 
@@ -87,7 +90,7 @@ const Health = Type.Object({ status: Type.String() })
  * and 503 with Retry-After when the event loop falls behind.
  */
 async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: number }): Promise<void> {
-  const readiness = { ready: false }
+  const readiness: FastifyInstance['readiness'] = { ready: false, before: [] }
   // loading the data and making keys block the loop for a while; that delay is in the first samples
   // taken after the start and is not overload
   let pressureFrom = Infinity
@@ -154,7 +157,10 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   fastify.get('/ready', {
     schema: { hide: true, response: { 200: Health, 503: Health } },
     config: { public: true }
-  }, async (_request, reply) => readiness.ready ? { status: 'UP' } : reply.code(503).send({ status: 'OUT_OF_SERVICE' }))
+  }, async (_request, reply) => {
+    if (readiness.ready) await Promise.all(readiness.before.map(async (load) => await load()))
+    return readiness.ready ? { status: 'UP' } : reply.code(503).send({ status: 'OUT_OF_SERVICE' })
+  })
 }
 
 export default fp(operations, { name: 'sandbox-operations' })

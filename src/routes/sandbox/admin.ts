@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { sameSecret } from '../../auth/password-grant.js'
+import { sameSecret } from '../../auth/same-secret.js'
 import { SandboxError } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { PartnerList, RegisterPartnerRequest, RegisteredPartner, ResetRequest } from '../../schemas/sandbox.js'
