@@ -40,7 +40,8 @@ export function lazyValidator<V extends Validate> (compile: () => V): V {
 export function lazyValidators (): ValidatorFactory {
   const build = ValidatorSelector()
   return (externalSchemas, options) => {
-    const compile = build(externalSchemas, options)
-    return (route) => lazyValidator(() => compile(route) as Validate) as ReturnType<ReturnType<ValidatorFactory>>
+    // the compiler itself (an ajv instance holding every shared schema) is made when first needed too
+    let compile: ReturnType<ValidatorFactory> | undefined
+    return (route) => lazyValidator(() => (compile ??= build(externalSchemas, options))(route) as Validate) as ReturnType<ReturnType<ValidatorFactory>>
   }
 }
