@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { ConfigError, OPTIONS, fromEnv, loadConfig, type Config } from './config.js'
+
+const NAME = 'banking-sandbox'
+
+function help (): string {
+  const width = Math.max(...OPTIONS.map((o) => o.flag.length)) + 10
+  const lines = OPTIONS.map((o) => {
+    const flag = `  --${o.flag} <${o.type === 'integer' ? 'n' : 'value'}>`.padEnd(width + 4)
+    const def = o.default === undefined ? '' : ` (default ${String(o.default)})`
+    return `${flag}${o.description}${def}\n${''.padEnd(width + 4)}env ${o.env}`
+  })
+  return `Usage: ${NAME} [options]\n\nA sandbox of the Banking Agent REST Service 4.1.0 with an embedded OpenID Connect provider.\n` +
+    'Every option can also be set by its environment variable; a flag wins over the variable.\n\nOptions:\n' +
+    `${lines.join('\n')}\n${'  --help'.padEnd(width + 4)}Show this help\n${'  --version'.padEnd(width + 4)}Show the version\n`
+}
+
+/** --flag value and --flag=value pairs, by the flags of the config schema. */
+export function parseFlags (argv: string[]): Record<string, string> | 'help' | 'version' {
+  const out: Record<string, string> = {}
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--help' || arg === '-h') return 'help'
+    if (arg === '--version') return 'version'
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
+    const option = m === null ? undefined : OPTIONS.find((o) => o.flag === m[1])
+    if (m === null || option === undefined) throw new ConfigError(`unknown argument "${arg}" (see --help)`)
+    const value = m[2] ?? argv[++i]
+    if (value === undefined) throw new ConfigError(`option --${option.flag} needs a value`)
+    out[option.key] = value
+  }
+  return out
+}
+
+function banner (config: Config, fastify: FastifyInstance): void {
+  const url = config.publicUrl!
+  const partners = [...fastify.world.partners.values()].filter((p) => !p.registered).slice(0, 4)
+  const lines = [
+    `Banking Agent Sandbox listening on ${config.host}:${fastify.server.address() !== null && typeof fastify.server.address() === 'object' ? (fastify.server.address() as { port: number }).port : config.port}`,
+    `  API        ${url}/api`,
+    `  docs       ${url}/api/docs/apidocs`,
+    `  console    ${url}/console`,
+    `  discovery  ${url}/auth/realms/sandbox/.well-known/openid-configuration`,
+    `  scenario   ${config.scenario}${config.dataDir === undefined ? ' (in memory)' : ` (data in ${config.dataDir})`}`,
+    ...partners.map((p) => `  client     ${p.id} / ${p.secret}  agents ${[...p.agents.keys()].join(', ')}${p.users.length > 0 ? `  users ${p.users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`)
+  ]
+  process.stderr.write(`${lines.join('\n')}\n`)
+}
+
+/**
+ * --port 0: the issuer and the docs links need the real port before the app is built, so a free port
+ * is chosen here (and becomes the default public URL's port).
+ */
+async function pickPort (config: Config): Promise<void> {
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, config.host, () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+  if (config.publicUrl === 'http://localhost:0') config.publicUrl = `http://localhost:${port}`
+  config.port = port
+}
+
+async function main (): Promise<void> {
+  let config: Config
+  try {
+    const flags = parseFlags(process.argv.slice(2))
+    if (flags === 'help') {
+      process.stdout.write(help())
+      return
+    }
+    if (flags === 'version') {
+      const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+      process.stdout.write(`${pkg.version}\n`)
+      return
+    }
+    config = loadConfig({ ...fromEnv(process.env), ...flags })
+  } catch (err) {
+    process.stderr.write(`${NAME}: ${(err as Error).message}\n`)
+    process.exit(2)
+  }
+  try {
+    if (config.port === 0) await pickPort(config)
+    // loaded only now: --help, --version and configuration errors answer at once
+    const { start } = await import('./server.js')
+    await start(config, (fastify) => banner(config, fastify))
+  } catch (err) {
+    // a configuration or data problem found while loading: its message names the option or file
+    const e = err as Error & { code?: string }
+    process.stderr.write(`${NAME}: cannot start: ${e.message}\n`)
+    process.exit(e instanceof ConfigError ? 2 : 1)
+  }
+}
+
+await main()
