@@ -167,10 +167,24 @@ export async function startBaseline (banksFile: string): Promise<Server> {
   return await Server.start('baseline', ['--import', 'tsx', 'bench/baseline.ts'], env, port)
 }
 
-export async function clientToken (server: Server): Promise<string> {
+/** The operator token of the sandboxes the bench starts with SANDBOX_ADMIN_TOKEN (partners, journal). */
+export const ADMIN_TOKEN = 'bench-operator-token-0123456789'
+
+/** A call of the operator API (/__sandbox/admin); anything but 200 stops the bench. */
+export async function admin (server: Server, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${server.base}/__sandbox/admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  if (res.status !== 200) throw new Error(`${method} /__sandbox/admin${path} answered ${res.status}: ${await res.text()}`)
+  return await res.json()
+}
+
+export async function clientToken (server: Server, client = CLIENT): Promise<string> {
   const res = await fetch(`${server.base}${TOKEN_PATH}`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
     body: 'grant_type=client_credentials&scope=openid'
   })
   if (res.status !== 200) throw new Error(`${server.name}: token request answered ${res.status}: ${await res.text()}`)

@@ -6,9 +6,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { TOKEN_PATH, fmt, positive, say, startSandbox, type Server } from './harness.js'
+import { ADMIN_TOKEN, TOKEN_PATH, admin, fmt, positive, say, startSandbox, type Server } from './harness.js'
 
-const ADMIN_TOKEN = 'bench-operator-token-0123456789'
 const PARALLEL = 8
 const SAMPLE = 20
 
@@ -21,16 +20,6 @@ export interface PartnersFigures {
   restartToHealthMs: number
   restartToAllServedMs: number
   diskMb: number
-}
-
-async function admin (server: Server, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${server.base}/__sandbox/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  if (res.status !== 200) throw new Error(`${method} /__sandbox/admin${path} answered ${res.status}: ${await res.text()}`)
-  return await res.json()
 }
 
 interface Registered { clientId: string, clientSecret: string, agentIds: string[] }

@@ -10,7 +10,7 @@ import { DOCS_PATH } from './docs/paths.js'
 import docs from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
 import { lazySerializers, lazyValidators } from './plugins/lazy-compilers.js'
-import journal from './plugins/journal.js'
+import journal, { tapProviderAnswer } from './plugins/journal.js'
 import { logDestination } from './plugins/log-stream.js'
 import operations, { REDACT_PATHS, clientError, lazyChildLogger, loggableUrl, requestId } from './plugins/operations.js'
 import partnerRateLimit from './plugins/rate-limit.js'
@@ -87,6 +87,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(journal, { size: config.journalSize, world: fastify.world, verifier: () => fastify.tokens })
   await fastify.register(identityProvider, {
     keys,
+    onProviderRequest: config.journalSize > 0 ? tapProviderAnswer : undefined,
     world: fastify.world,
     publicUrl,
     tokenTtl: config.tokenTtl,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import fp from 'fastify-plugin'
 import middie from '@fastify/middie'
@@ -30,6 +30,8 @@ export interface AuthOptions {
   /** The token signing keys, being loaded or made (app.ts starts that first, to overlap the rest of the start). */
   keys: Promise<SigningKeys>
   docsRedirectUri: string
+  /** Called for each request the provider answers, before it does (the journal taps the answer). */
+  onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
 }
 
 /**
@@ -74,8 +76,9 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   // The provider in a context of its own: middie's hook then runs for its paths only, never on the API.
   await fastify.register(async (scope) => {
     // before middie's step: the provider writes its answers on the raw response
-    scope.addHook('onRequest', (_request, reply, done) => {
+    scope.addHook('onRequest', (request, reply, done) => {
       headersToRaw(reply)
+      opts.onProviderRequest?.(request, reply)
       done()
     })
     await scope.register(middie)

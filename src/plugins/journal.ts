@@ -169,18 +169,6 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     json(request, body as string, done)
   })
 
-  // the identity provider answers on the raw response, past onSend (and before any route-level hook)
-  fastify.addHook('onRequest', (request, reply, done) => {
-    if (request.url.startsWith(TOKEN_PATH)) {
-      const raw = reply.raw
-      const end = raw.end.bind(raw) as (...args: unknown[]) => typeof raw
-      raw.end = ((...args: unknown[]) => {
-        if (typeof args[0] === 'string' || Buffer.isBuffer(args[0])) request.sentBody = args[0]
-        return end(...args)
-      }) as typeof raw.end
-    }
-    done()
-  })
   fastify.addHook('onSend', (request, _reply, payload, done) => {
     request.sentBody = payload
     done(null, payload)
@@ -244,6 +232,21 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
   })
   // a live tail holds its connection open: a stop ends it
   fastify.addHook('preClose', async () => { for (const listener of journals.listeners()) listener(null) })
+}
+
+/**
+ * For an answer the identity provider writes on the raw response (past onSend): the token endpoint's body
+ * as sent, for the journal. Called by the provider's own step (auth/index.ts, given it by app.ts), so that
+ * no other request pays for a step of its own.
+ */
+export function tapProviderAnswer (request: FastifyRequest, reply: FastifyReply): void {
+  if (!isTokenPath(request.url)) return
+  const raw = reply.raw
+  const end = raw.end.bind(raw) as (...args: unknown[]) => typeof raw
+  raw.end = ((...args: unknown[]) => {
+    if (typeof args[0] === 'string' || Buffer.isBuffer(args[0])) request.sentBody = args[0]
+    return end(...args)
+  }) as typeof raw.end
 }
 
 /**

@@ -1,0 +1,24 @@
+// Scratch A/B: W1 or W2 against several built sandboxes (dist dir + env each) and bare Fastify, alternating rounds.
+// npx tsx bench/ab.ts w1 'name|distDir|K=V K=V' ...
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Server, freePort, sandboxEnv, startBaseline, w1Options, w2Options, compare, once, reset, type Contender } from './harness.js'
+
+const which = process.argv[2]
+const specs = process.argv.slice(3).map((s) => { const [name, dist, env = ''] = s.split('|'); return { name, dist, env: Object.fromEntries(env.split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) } })
+const servers: Server[] = []
+for (const s of specs) {
+  const port = await freePort()
+  servers.push(await Server.start(s.name, [`${s.dist}/cli.js`], { ...sandboxEnv(port), ...s.env }, port))
+}
+const first = servers[0]
+const banks = join(mkdtempSync(join(tmpdir(), 'ab-')), 'banks.json')
+writeFileSync(banks, (await once(await w1Options(first))).text)
+const baseline = await startBaseline(banks)
+const opt = which === 'w1' ? w1Options : w2Options
+const contenders: Contender[] = servers.map((s) => ({ key: s.name, server: s, options: () => opt(s), before: which === 'w2' ? () => reset(s) : undefined }))
+contenders.push({ key: 'baseline', server: baseline, options: () => opt(baseline, first) })
+const out = await compare(which, contenders)
+for (const [k, m] of Object.entries(out)) console.log(`${k.padEnd(14)} ${Math.round(m.rps).toString().padStart(6)} req/s  ${(m.rps / out.baseline.rps * 100).toFixed(1)}%  ${m.cpuUsPerRequest.toFixed(1)} µs/req  p99 ${m.latencyMs.p99}`)
+for (const s of [...servers, baseline]) await s.stop()
