@@ -1,5 +1,8 @@
-// Scratch A/B: W1 or W2 against several built sandboxes (dist dir + env each) and bare Fastify, alternating rounds.
-// npx tsx bench/ab.ts w1 'name|distDir|K=V K=V' ...
+// A/B of builds: W1 or W2 against several built sandboxes and bare Fastify, in alternating rounds
+// (bench/harness.ts), to measure one change: copy dist/ elsewhere before the change (the copy must sit in a
+// directory beside a package.json and node_modules, e.g. a symlinked checkout), rebuild, then
+//   npx tsx bench/ab.ts w1 'before|/tmp/ab/dist|' 'after|dist|' 'after-no-journal|dist|SANDBOX_JOURNAL_SIZE=0'
+// Each sandbox is 'name|dist directory|KEY=value KEY=value'. BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS apply.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
