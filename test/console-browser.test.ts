@@ -35,7 +35,7 @@ async function messagesOf1001 (page: Page, n: number): Promise<void> {
 }
 
 withChromium(() => {
-  t.test('a developer signs in, watches a curl request arrive, opens it, resets, saves and restores a snapshot, and signs out', async (t) => {
+  t.test('a developer signs in, watches a curl request arrive, opens it, resets, saves and restores a snapshot, adds and removes a fault rule, moves the clock, and signs out', async (t) => {
     const { base } = await listen(t)
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS })
     t.teardown(() => browser.close())
@@ -102,6 +102,30 @@ withChromium(() => {
     t.pass('the snapshot brought the message back')
     const check = JSON.parse(await curl('-H', `Authorization: Bearer ${token}`, '-H', 'Agent-Id: 1001', `${base}/api/customers/1001100000001/messages?size=100`))
     t.ok(check.messages.some((m: { message: string }) => m.message === 'HELLO FROM CURL'), 'the API answers the restored message')
+
+    await page.click('[data-tab=faults]')
+    await page.locator('.empty', { hasText: 'No fault rules' }).waitFor(WAIT)
+    await page.fill('input[aria-label=Path]', '/api/banks')
+    await page.fill('input[aria-label=Fault]', 'status=503')
+    await page.getByRole('button', { name: 'Add rule' }).click()
+    await page.locator('tr', { hasText: 'status=503' }).waitFor(WAIT)
+    t.equal(await curl('-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, '-H', 'Agent-Id: 1001', `${base}/api/banks`), '503',
+      'the fault rule added in the page fails the matching request')
+    await shot(page, 'console-faults')
+    await page.getByRole('button', { name: 'Remove all' }).click()
+    await page.locator('.empty', { hasText: 'No fault rules' }).waitFor(WAIT)
+    t.equal(await curl('-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`, '-H', 'Agent-Id: 1001', `${base}/api/banks`), '200', 'and removing it ends the fault')
+
+    await page.click('[data-tab=clock]')
+    await page.fill('input[aria-label="Advance by"]', 'P30D')
+    await page.getByRole('button', { name: 'Advance' }).click()
+    await page.locator('.facts dd', { hasText: 'offset' }).waitFor(WAIT)
+    const clock = JSON.parse(await curl('-H', `Authorization: Bearer ${token}`, `${base}/__sandbox/clock`)) as { mode: string, now: string }
+    t.equal(clock.mode, 'offset', 'the clock moved from the page')
+    t.ok(Date.parse(clock.now) - Date.now() > 29 * 24 * 3600 * 1000, 'by 30 days')
+    await shot(page, 'console-clock')
+    await page.getByRole('button', { name: 'Back to real time' }).click()
+    await page.locator('.facts dd', { hasText: 'real' }).waitFor(WAIT)
 
     await page.click('#sign-out')
     await page.locator('#signin-form').waitFor(WAIT)
