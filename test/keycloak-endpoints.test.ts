@@ -44,6 +44,8 @@ t.test('the pages keycloak-js loads are served', async (t) => {
     t.equal(res.statusCode, 200, path)
     t.match(res.headers['content-type'], /^text\/html/)
     t.match(res.body, marker)
+    t.equal(res.headers['x-frame-options'], undefined, `${path} can be framed (keycloak-js loads it in an iframe)`)
+    t.equal(res.headers['x-content-type-options'], 'nosniff', 'and keeps the other security headers')
   }
   const init = (clientId: string, origin: string) => app.inject({ url: `${OIDC}/login-status-iframe.html/init?client_id=${clientId}&origin=${encodeURIComponent(origin)}` })
   t.equal((await init('partner-a', PUBLIC_URL)).statusCode, 204, 'an origin of the client: 204')

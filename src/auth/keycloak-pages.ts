@@ -70,7 +70,7 @@ const LOGIN_STATUS_IFRAME = `<!DOCTYPE html>
 
 /** An iframe page: framed by the partner's app on another origin, so without the X-Frame-Options: DENY of every other answer (Keycloak sends none there either). */
 function html (reply: FastifyReply, body: string): FastifyReply {
-  reply.raw.removeHeader('x-frame-options')
+  reply.removeHeader('x-frame-options')
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache, no-store, must-revalidate').send(body)
 }
 
