@@ -27,6 +27,9 @@ if (changed >= built) {
   const started = new Date()
   const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
   if (build.status !== 0) process.exit(build.status ?? 1)
+  // as `npm run build`: the built-in data checked once, and listed for the starts of this build
+  const verify = spawnSync(process.execPath, [new URL('verify-data.mjs', import.meta.url).pathname, root], { cwd: root, stdio: 'inherit' })
+  if (verify.status !== 0) process.exit(verify.status ?? 1)
   writeFileSync(stamp, '')
   utimesSync(stamp, started, started)
 }

@@ -7,6 +7,7 @@ import { createValidator } from '../schemas/validation.js'
 import { ScenarioControl } from '../seed/control.js'
 import { loadReference, type Reference } from '../seed/fixtures.js'
 import { ScenarioLibrary } from '../seed/scenarios.js'
+import { loadVerified } from '../seed/verified.js'
 import { createRepos, type Repos } from '../store/index.js'
 import { FilePersistence } from '../store/persistence.js'
 import { NamedSnapshots } from '../store/snapshots.js'
@@ -32,8 +33,10 @@ declare module 'fastify' {
 async function storePlugin (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
   const { config } = opts
   const validator = createValidator(API_SCHEMAS)
-  const reference = loadReference(validator)
-  const scenarios = new ScenarioLibrary(validator, reference)
+  // the files this build already checked skip the schema and rule checks (seed/verified.ts)
+  const verified = loadVerified()
+  const reference = loadReference(validator, verified)
+  const scenarios = new ScenarioLibrary(validator, reference, undefined, verified)
   if (!scenarios.has(config.scenario)) {
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }

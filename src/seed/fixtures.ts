@@ -5,6 +5,7 @@ import type { InvestmentType } from '../schemas/investment-types.js'
 import type { PublicAccount } from '../schemas/public-accounts.js'
 import type { Product } from '../schemas/products.js'
 import { DataError, checkAgainst } from './check.js'
+import { checkEverything, type Verified } from './verified.js'
 
 export const FIXTURES_DIR = new URL('../../fixtures/', import.meta.url)
 
@@ -23,22 +24,24 @@ export interface Reference {
   callProduct: Product
 }
 
-function readJson (name: string): Record<string, unknown> {
+function readJson (name: string): { json: Record<string, unknown>, text: string } {
   const url = new URL(name, FIXTURES_DIR)
   try {
-    return JSON.parse(readFileSync(url, 'utf8'))
+    const text = readFileSync(url, 'utf8')
+    return { json: JSON.parse(text), text }
   } catch (err) {
     throw new DataError(`fixtures/${name}: cannot be read as JSON (${(err as Error).message})`)
   }
 }
 
-function list<T> (ajv: Ajv, name: string, key: string, schemaId: string, idOf: (x: T) => string | number): T[] {
-  const file = readJson(name)
+function list<T> (ajv: Ajv, verified: Verified, name: string, key: string, schemaId: string, idOf: (x: T) => string | number): T[] {
+  const { json: file, text } = readJson(name)
+  const checked = verified(`fixtures/${name}`, text)
   const items = file[key]
   if (!Array.isArray(items) || items.length === 0) throw new DataError(`fixtures/${name}: ${key} must be a non-empty array`)
   const seen = new Set<string | number>()
   items.forEach((item, i) => {
-    checkAgainst(ajv, schemaId, item, `fixtures/${name}: ${key}[${i}]`)
+    if (!checked) checkAgainst(ajv, schemaId, item, `fixtures/${name}: ${key}[${i}]`)
     const id = idOf(item as T)
     if (seen.has(id)) throw new DataError(`fixtures/${name}: ${key}[${i}]: duplicate id ${JSON.stringify(id)}`)
     seen.add(id)
@@ -46,20 +49,21 @@ function list<T> (ajv: Ajv, name: string, key: string, schemaId: string, idOf: (
   return items as T[]
 }
 
-export function loadReference (ajv: Ajv): Reference {
-  const banks = list<Bank>(ajv, 'banks.json', 'banks', 'Bank', (b) => b.id)
+/** The reference data; verified: the files the build already checked (seed/verified.ts). */
+export function loadReference (ajv: Ajv, verified: Verified = checkEverything): Reference {
+  const banks = list<Bank>(ajv, verified, 'banks.json', 'banks', 'Bank', (b) => b.id)
   const banksById = new Map(banks.map((b) => [b.id, b]))
-  const homeBankId = readJson('banks.json').homeBankId as string
+  const homeBankId = readJson('banks.json').json.homeBankId as string
   const homeBank = banksById.get(homeBankId)
   if (homeBank === undefined) throw new DataError(`fixtures/banks.json: homeBankId ${JSON.stringify(homeBankId)} is not a bank id`)
 
-  const investmentTypes = list<InvestmentType>(ajv, 'investment-types.json', 'investmentTypes', 'InvestmentType', (t) => t.id)
+  const investmentTypes = list<InvestmentType>(ajv, verified, 'investment-types.json', 'investmentTypes', 'InvestmentType', (t) => t.id)
   const investmentTypesById = new Map(investmentTypes.map((t) => [t.id, t]))
-  const defaultInvestmentTypeId = readJson('investment-types.json').defaultId as number
+  const defaultInvestmentTypeId = readJson('investment-types.json').json.defaultId as number
   if (!investmentTypesById.has(defaultInvestmentTypeId)) throw new DataError('fixtures/investment-types.json: defaultId is not an investment type id')
 
-  const publicAccounts = list<PublicAccount>(ajv, 'public-accounts.json', 'publicAccounts', 'PublicAccount', (p) => p.accountId ?? '')
-  const products = list<Product>(ajv, 'products.json', 'products', 'Product', (p) => p.productCode)
+  const publicAccounts = list<PublicAccount>(ajv, verified, 'public-accounts.json', 'publicAccounts', 'PublicAccount', (p) => p.accountId ?? '')
+  const products = list<Product>(ajv, verified, 'products.json', 'products', 'Product', (p) => p.productCode)
   const callProduct = products.find((p) => p.callAccount)
   if (callProduct === undefined) throw new DataError('fixtures/products.json: no product has callAccount true')
 

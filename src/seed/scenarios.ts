@@ -8,6 +8,7 @@ import type { CustomerCreateRequest } from '../schemas/customers.js'
 import type { CustomerMessageRequest } from '../schemas/messages.js'
 import { DataError, checkAgainst, failOnRuleErrors } from './check.js'
 import type { Reference } from './fixtures.js'
+import { checkEverything, type Verified } from './verified.js'
 import { ScenarioSchema, type Generate, type PartnerDef, type Scenario } from './scenario-schema.js'
 
 export const SCENARIOS_DIR = new URL('../../scenarios/', import.meta.url)
@@ -45,7 +46,8 @@ export interface ScenarioSummary {
 export class ScenarioLibrary {
   private readonly scenarios = new Map<string, LoadedScenario>()
 
-  constructor (private readonly ajv: Ajv, private readonly ref: Reference, dir: URL = SCENARIOS_DIR) {
+  /** verified: the files the build already checked (seed/verified.ts); they skip the schema and rule checks. */
+  constructor (private readonly ajv: Ajv, private readonly ref: Reference, dir: URL = SCENARIOS_DIR, private readonly verified: Verified = checkEverything) {
     if (ajv.getSchema('Scenario') === undefined) ajv.addSchema(ScenarioSchema)
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
       const loaded = this.load(new URL(name, dir), `scenarios/${name}`)
@@ -79,14 +81,17 @@ export class ScenarioLibrary {
 
   private load (url: URL, file: string): LoadedScenario {
     let raw: unknown
+    let text: string
     try {
-      raw = JSON.parse(readFileSync(url, 'utf8'))
+      text = readFileSync(url, 'utf8')
+      raw = JSON.parse(text)
     } catch (err) {
       throw new DataError(`${file}: cannot be read as JSON (${(err as Error).message})`)
     }
-    checkAgainst(this.ajv, 'Scenario', raw, `${file}:`)
+    const checked = this.verified(file, text)
+    if (!checked) checkAgainst(this.ajv, 'Scenario', raw, `${file}:`)
     const scenario = raw as Scenario
-    return checkReferences(file, scenario, this.ajv, this.ref)
+    return checkReferences(file, scenario, checked ? undefined : { ajv: this.ajv, ref: this.ref })
   }
 }
 
@@ -94,8 +99,11 @@ function emptyRecords (): AgentRecords {
   return { customers: [], accounts: [], beneficiaries: [], messages: [] }
 }
 
-/** The checks across records: owners exist, ids follow the sandbox scheme and are unique, requests pass the API rules. */
-function checkReferences (file: string, scenario: Scenario, ajv: Ajv, ref: Reference): LoadedScenario {
+/**
+ * The checks across records: owners exist, ids follow the sandbox scheme and are unique, requests pass the
+ * API schemas and rules (those last two with `rules` only: not again for a file the build checked).
+ */
+function checkReferences (file: string, scenario: Scenario, rules: { ajv: Ajv, ref: Reference } | undefined): LoadedScenario {
   const partners = new Map<string, PartnerDef>()
   const agentOwner = new Map<string, string>()
   const numbers = new Set<number>()
@@ -141,8 +149,10 @@ function checkReferences (file: string, scenario: Scenario, ajv: Ajv, ref: Refer
 
   for (const [i, e] of (r.customers ?? []).entries()) {
     const where = `${file}: records.customers[${i}]`
-    checkAgainst(ajv, 'CustomerCreateRequest', e, where)
-    failOnRuleErrors(customerRules(e, ref), where)
+    if (rules !== undefined) {
+      checkAgainst(rules.ajv, 'CustomerCreateRequest', e, where)
+      failOnRuleErrors(customerRules(e, rules.ref), where)
+    }
     claim(e.customerId, e.agentId, '1', where, 'customerId')
     of(e.agentId, where).customers.push(e as CustomerEntry)
     customersOf.set(e.agentId, (customersOf.get(e.agentId) ?? new Set()).add(e.customerId))
@@ -155,7 +165,7 @@ function checkReferences (file: string, scenario: Scenario, ajv: Ajv, ref: Refer
     if (!e.number.startsWith(e.agentId)) throw new DataError(`${where}.number: must start with the agent id ${e.agentId}`)
     if (accountNumbers.has(e.number)) throw new DataError(`${where}.number: duplicate account number ${e.number}`)
     if (!hasCustomer(e.agentId, e.customerId)) throw new DataError(`${where}.customerId: ${e.customerId} is not a customer of agent ${e.agentId} in records.customers`)
-    failOnRuleErrors(accountRules(e, ref), where)
+    if (rules !== undefined) failOnRuleErrors(accountRules(e, rules.ref), where)
     accountNumbers.set(e.number, e.customerId)
     of(e.agentId, where).accounts.push(e)
   }
@@ -166,15 +176,17 @@ function checkReferences (file: string, scenario: Scenario, ajv: Ajv, ref: Refer
   }
   for (const [i, e] of (r.beneficiaries ?? []).entries()) {
     const where = `${file}: records.beneficiaries[${i}]`
-    checkAgainst(ajv, 'BeneficiaryCreateRequest', e, where)
-    failOnRuleErrors(beneficiaryRules(e, ref), where)
+    if (rules !== undefined) {
+      checkAgainst(rules.ajv, 'BeneficiaryCreateRequest', e, where)
+      failOnRuleErrors(beneficiaryRules(e, rules.ref), where)
+    }
     claim(e.beneficiaryId, e.agentId, '3', where, 'beneficiaryId')
     if (!hasCustomer(e.agentId, e.customerId)) throw new DataError(`${where}.customerId: ${e.customerId} is not a customer of agent ${e.agentId} in records.customers`)
     of(e.agentId, where).beneficiaries.push(e as BeneficiaryEntry)
   }
   for (const [i, e] of (r.messages ?? []).entries()) {
     const where = `${file}: records.messages[${i}]`
-    checkAgainst(ajv, 'CustomerMessageRequest', e, where)
+    if (rules !== undefined) checkAgainst(rules.ajv, 'CustomerMessageRequest', e, where)
     claim(e.id, e.agentId, '4', where, 'id')
     if (!hasCustomer(e.agentId, e.customerId)) throw new DataError(`${where}.customerId: ${e.customerId} is not a customer of agent ${e.agentId} in records.customers`)
     of(e.agentId, where).messages.push(e as MessageEntry)
