@@ -9,6 +9,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# the build also checks the shipped data once and lists it (dist/verified-data.json): a start skips those checks
+COPY scripts ./scripts
+COPY fixtures ./fixtures
+COPY scenarios ./scenarios
 RUN npm run build
 
 # ---- runtime: production dependencies, compiled code, fixtures and scenarios only
