@@ -8,6 +8,7 @@ import { pickRule, type RequestFacts } from '../faults/rules.js'
 import type { World } from '../store/world.js'
 import { partnerNow, requestPath } from './errors.js'
 import { journalDropped } from './journal.js'
+import { pathOf } from '../path-patterns.js'
 import { addRouteHook } from './route-hooks.js'
 
 declare module 'fastify' {
@@ -98,12 +99,10 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
     const clientId = request.token?.clientId
     const partner = clientId === undefined ? undefined : world.partner(clientId)
     if (partner === undefined || partner.sandbox.faultRules.length === 0) return undefined
-    const url = request.url
-    const q = url.indexOf('?')
     const facts: RequestFacts = {
       method: request.method,
       path: requestPath(request),
-      apiPath: q === -1 ? url : url.slice(0, q),
+      apiPath: pathOf(request.url),
       route: request.routeOptions.url,
       agentId: request.headers['agent-id'] as string | undefined
     }

@@ -21,9 +21,10 @@ export function requestId (req: IncomingMessage): string {
 }
 
 // Query parameters that can carry credentials; logged as [REDACTED].
-const SECRET_PARAMS = /([?&](?:access_token|refresh_token|id_token_hint|code|client_secret|password|token)=)[^&]*/gi
-// the same names, only to test for one: a test allocates nothing, most URLs have none
-const HAS_SECRET_PARAM = /[?&](?:access_token|refresh_token|id_token_hint|code|client_secret|password|token)=/i
+const SECRET_NAMES = '(?:access_token|refresh_token|id_token_hint|code|client_secret|password|token)'
+const SECRET_PARAMS = new RegExp(`([?&]${SECRET_NAMES}=)[^&]*`, 'gi')
+// only to test for one: a test allocates nothing, and most URLs have none
+const HAS_SECRET_PARAM = new RegExp(`[?&]${SECRET_NAMES}=`, 'i')
 
 /** The URL as it may appear in a log line. */
 export function loggableUrl<T extends string | undefined> (url: T): T {
@@ -162,7 +163,7 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     schema: { hide: true, response: { 200: Health, 503: Health } },
     config: { public: true }
   }, async (_request, reply) => {
-    if (readiness.ready) await Promise.all(readiness.before.map(async (load) => await load()))
+    if (readiness.ready) await Promise.all(readiness.before.map((load) => load()))
     return readiness.ready ? reply.type(JSON_TYPE).send(UP) : reply.code(503).type(JSON_TYPE).send(OUT_OF_SERVICE)
   })
 }

@@ -34,7 +34,8 @@ function readJson (name: string): { json: Record<string, unknown>, text: string 
   }
 }
 
-function list<T> (ajv: Ajv, verified: Verified, name: string, key: string, schemaId: string, idOf: (x: T) => string | number): T[] {
+/** The items under key of a fixture file, each checked against schemaId (unless the build did), and the file itself. */
+function list<T> (ajv: Ajv, verified: Verified, name: string, key: string, schemaId: string, idOf: (x: T) => string | number): { items: T[], file: Record<string, unknown> } {
   const { json: file, text } = readJson(name)
   const checked = verified(`fixtures/${name}`, text)
   const items = file[key]
@@ -46,24 +47,24 @@ function list<T> (ajv: Ajv, verified: Verified, name: string, key: string, schem
     if (seen.has(id)) throw new DataError(`fixtures/${name}: ${key}[${i}]: duplicate id ${JSON.stringify(id)}`)
     seen.add(id)
   })
-  return items as T[]
+  return { items: items as T[], file }
 }
 
 /** The reference data; verified: the files the build already checked (seed/verified.ts). */
 export function loadReference (ajv: Ajv, verified: Verified = checkEverything): Reference {
-  const banks = list<Bank>(ajv, verified, 'banks.json', 'banks', 'Bank', (b) => b.id)
+  const { items: banks, file: banksFile } = list<Bank>(ajv, verified, 'banks.json', 'banks', 'Bank', (b) => b.id)
   const banksById = new Map(banks.map((b) => [b.id, b]))
-  const homeBankId = readJson('banks.json').json.homeBankId as string
+  const homeBankId = banksFile.homeBankId as string
   const homeBank = banksById.get(homeBankId)
   if (homeBank === undefined) throw new DataError(`fixtures/banks.json: homeBankId ${JSON.stringify(homeBankId)} is not a bank id`)
 
-  const investmentTypes = list<InvestmentType>(ajv, verified, 'investment-types.json', 'investmentTypes', 'InvestmentType', (t) => t.id)
+  const { items: investmentTypes, file: investmentTypesFile } = list<InvestmentType>(ajv, verified, 'investment-types.json', 'investmentTypes', 'InvestmentType', (t) => t.id)
   const investmentTypesById = new Map(investmentTypes.map((t) => [t.id, t]))
-  const defaultInvestmentTypeId = readJson('investment-types.json').json.defaultId as number
+  const defaultInvestmentTypeId = investmentTypesFile.defaultId as number
   if (!investmentTypesById.has(defaultInvestmentTypeId)) throw new DataError('fixtures/investment-types.json: defaultId is not an investment type id')
 
-  const publicAccounts = list<PublicAccount>(ajv, verified, 'public-accounts.json', 'publicAccounts', 'PublicAccount', (p) => p.accountId ?? '')
-  const products = list<Product>(ajv, verified, 'products.json', 'products', 'Product', (p) => p.productCode)
+  const { items: publicAccounts } = list<PublicAccount>(ajv, verified, 'public-accounts.json', 'publicAccounts', 'PublicAccount', (p) => p.accountId ?? '')
+  const { items: products } = list<Product>(ajv, verified, 'products.json', 'products', 'Product', (p) => p.productCode)
   const callProduct = products.find((p) => p.callAccount)
   if (callProduct === undefined) throw new DataError('fixtures/products.json: no product has callAccount true')
 
