@@ -1,3 +1,4 @@
+import type { ListName } from './partner-log.js'
 import type { AgentSnapshot, RecordKind, Sequences, StoredAccount, StoredBeneficiary, StoredCustomer, StoredMessage } from './records.js'
 
 // Ids are the agent id, a digit for the kind of record and an 8-digit sequence: unique across the whole
@@ -5,10 +6,11 @@ import type { AgentSnapshot, RecordKind, Sequences, StoredAccount, StoredBenefic
 // same again after a reset of the agent.
 const KIND_DIGIT: Record<RecordKind, string> = { customer: '1', account: '2', beneficiary: '3', message: '4' }
 
-/** Puts next where old stands in a list (records are immutable: a change is a new object in the old one's place). */
-function swap<V> (list: V[] | undefined, old: V, next: V): void {
+/** Puts next where old stands in a list (records are immutable: a change is a new object in the old one's place); its index, or -1. */
+function swap<V> (list: V[] | undefined, old: V, next: V): number {
   const i = list === undefined ? -1 : list.lastIndexOf(old)
   if (i !== -1) list![i] = next
+  return i
 }
 
 function push<K, V> (map: Map<K, V[]>, key: K, value: V): void {
@@ -19,7 +21,8 @@ function push<K, V> (map: Map<K, V[]>, key: K, value: V): void {
 
 /**
  * One agent's records with the indexes that keep every read and every page O(page size):
- * lists are arrays in creation order, lookups are maps.
+ * lists are arrays in creation order, lookups are maps. The lists change only through the methods below
+ * (they are read-only to everyone else), so that the durable writer can be told what changed.
  */
 export class AgentStore {
   readonly id: string
@@ -30,10 +33,13 @@ export class AgentStore {
   readonly scenario: string
   readonly seed: number
   readonly seq: Sequences
-  readonly customers: StoredCustomer[]
-  readonly accounts: StoredAccount[]
-  readonly beneficiaries: StoredBeneficiary[]
-  readonly messages: StoredMessage[]
+  private readonly lists: { customers: StoredCustomer[], accounts: StoredAccount[], beneficiaries: StoredBeneficiary[], messages: StoredMessage[] }
+  /**
+   * Where records were replaced in place since the durable writer last took them (partner-view.ts): it
+   * finds appended records by a list's length and replaced ones here, without comparing whole lists.
+   * Kept only while a data dir watches the agent.
+   */
+  private replaced: Record<ListName, Set<number>> | undefined
 
   private readonly customerById = new Map<string, StoredCustomer>()
   private readonly accountById = new Map<string, StoredAccount>()
@@ -52,15 +58,17 @@ export class AgentStore {
     this.scenario = snapshot.scenario
     this.seed = snapshot.seed
     this.seq = { ...snapshot.seq }
-    this.customers = []
-    this.accounts = []
-    this.beneficiaries = []
-    this.messages = []
+    this.lists = { customers: [], accounts: [], beneficiaries: [], messages: [] }
     for (const c of snapshot.customers) this.addCustomer(c)
     for (const a of snapshot.accounts) this.addAccount(a)
     for (const b of snapshot.beneficiaries) this.addBeneficiary(b)
     for (const m of snapshot.messages) this.addMessage(m)
   }
+
+  get customers (): readonly StoredCustomer[] { return this.lists.customers }
+  get accounts (): readonly StoredAccount[] { return this.lists.accounts }
+  get beneficiaries (): readonly StoredBeneficiary[] { return this.lists.beneficiaries }
+  get messages (): readonly StoredMessage[] { return this.lists.messages }
 
   get recordCount (): number {
     return this.customers.length + this.accounts.length + this.beneficiaries.length + this.messages.length
@@ -75,11 +83,25 @@ export class AgentStore {
       scenario: this.scenario,
       seed: this.seed,
       seq: { ...this.seq },
-      customers: this.customers,
-      accounts: this.accounts,
-      beneficiaries: this.beneficiaries,
-      messages: this.messages
+      customers: this.lists.customers,
+      accounts: this.lists.accounts,
+      beneficiaries: this.lists.beneficiaries,
+      messages: this.lists.messages
     }
+  }
+
+  /** From now on, the indexes of records replaced in place are kept until takeReplaced (the durable writer's view). */
+  watchReplacements (): void {
+    this.replaced = { customers: new Set(), accounts: new Set(), beneficiaries: new Set(), messages: new Set() }
+  }
+
+  /** The indexes of a list's records replaced in place since the last call (and since watchReplacements). */
+  takeReplaced (list: ListName): number[] {
+    const indexes = this.replaced?.[list]
+    if (indexes === undefined || indexes.size === 0) return []
+    const out = [...indexes]
+    indexes.clear()
+    return out
   }
 
   /**
@@ -110,13 +132,13 @@ export class AgentStore {
   }
 
   addCustomer (c: StoredCustomer): void {
-    this.customers.push(c)
+    this.lists.customers.push(c)
     this.customerById.set(c.customerId, c)
     this.noteId('customer', c.customerId)
   }
 
   addAccount (a: StoredAccount): void {
-    this.accounts.push(a)
+    this.lists.accounts.push(a)
     this.accountById.set(a.id, a)
     this.noteId('account', a.id)
     this.accountNumbers.add(a.number)
@@ -124,14 +146,14 @@ export class AgentStore {
   }
 
   addBeneficiary (b: StoredBeneficiary): void {
-    this.beneficiaries.push(b)
+    this.lists.beneficiaries.push(b)
     this.beneficiaryById.set(b.beneficiaryId, b)
     this.noteId('beneficiary', b.beneficiaryId)
     push(this.beneficiariesByCustomer, b.customerId, b)
   }
 
   addMessage (m: StoredMessage): void {
-    this.messages.push(m)
+    this.lists.messages.push(m)
     this.noteId('message', m.id)
     push(this.messagesByCustomer, m.customerId, m)
   }
@@ -140,7 +162,8 @@ export class AgentStore {
   replaceCustomer (next: StoredCustomer): void {
     const old = this.customerById.get(next.customerId)
     if (old === undefined) throw new Error(`no customer ${next.customerId}`)
-    swap(this.customers, old, next)
+    const i = swap(this.lists.customers, old, next)
+    if (i !== -1) this.replaced?.customers.add(i)
     this.customerById.set(next.customerId, next)
   }
 
@@ -148,7 +171,8 @@ export class AgentStore {
   replaceAccount (next: StoredAccount): void {
     const old = this.accountById.get(next.id)
     if (old === undefined) throw new Error(`no account ${next.id}`)
-    swap(this.accounts, old, next)
+    const i = swap(this.lists.accounts, old, next)
+    if (i !== -1) this.replaced?.accounts.add(i)
     this.accountById.set(next.id, next)
     for (const holder of old.customers) swap(this.accountsByCustomer.get(holder.customerId), old, next)
   }

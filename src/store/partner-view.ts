@@ -5,10 +5,10 @@ import type { AgentSnapshot } from './records.js'
 
 /*
  * What a partner's data dir holds (snapshot + log), kept as references to the stored records: the
- * committed view. A batch compares the partner with it by object identity (records are immutable; a
- * change replaces the object), so every change reachable from Partner.snapshot() is found without the
- * store's callers telling: a list grown (add), a record swapped at its index (set), a list shortened
- * (cut), an agent new or replaced (a new AgentStore), removed or reordered, and any change of the small
+ * committed view. A batch finds what changed since in time that grows with the change, not with the
+ * partner: a list grown (add) or shortened (cut) by its length, a record swapped at its index (set) by
+ * the indexes the agent's store kept (AgentStore.takeReplaced: lists change only through the store), an
+ * agent new or replaced (a new AgentStore), removed or reordered by identity, and any change of the small
  * fields (partner fields and agent heads, compared as JSON). A whole partner replaced (reset, restore)
  * is no diff: the caller writes a snapshot instead.
  */
@@ -42,6 +42,7 @@ function metaJsonOf (partner: Partner): string {
 }
 
 function agentView (store: AgentStore): AgentView {
+  store.watchReplacements()
   const { head, lists } = split(store.snapshot())
   return { store, headJson: head, lists: { customers: [...lists.customers], accounts: [...lists.accounts], beneficiaries: [...lists.beneficiaries], messages: [...lists.messages] } }
 }
@@ -61,10 +62,11 @@ export function freeze (view: PartnerView): FrozenPartner {
 }
 
 /** The changes of one list since the view, applied to the view as they are found. */
-function listOps (agentId: string, name: ListName, seen: object[], now: object[], ops: LogOp[]): void {
-  const common = Math.min(seen.length, now.length)
-  for (let i = 0; i < common; i++) {
-    if (seen[i] !== now[i]) {
+function listOps (store: AgentStore, name: ListName, seen: object[], now: readonly object[], ops: LogOp[]): void {
+  const agentId = store.id
+  for (const i of store.takeReplaced(name)) {
+    // (an index past the view's end is in the records added below)
+    if (i < seen.length && i < now.length && seen[i] !== now[i]) {
       ops.push(['set', agentId, name, i, now[i]])
       seen[i] = now[i]
     }
@@ -108,7 +110,7 @@ export function diff (view: PartnerView, ops: LogOp[] = []): LogOp[] {
       ops.push(['head', store.id, JSON.parse(head)])
       seen.headJson = head
     }
-    for (const name of LISTS) listOps(store.id, name, seen.lists[name], lists[name], ops)
+    for (const name of LISTS) listOps(store, name, seen.lists[name], lists[name], ops)
   }
   // a replaced agent keeps its place in the Map, a new one comes last: the view's order follows that
   // unless an agent was removed and added again in one batch

@@ -43,7 +43,7 @@ if (process.argv[1] === new URL(import.meta.url).pathname) {
     if (n > 0 && version % 3 === 0) {
       // a change in place: the record at an index swapped for a new object
       const index = (version * 7) % n
-      agent.customers[index] = customer(agent.customers[index].customerId, version)
+      agent.replaceCustomer(customer(agent.customers[index].customerId, version))
       ack = `set ${index} ${version}`
     } else {
       agent.addCustomer(customer(`c${version}`, version))
