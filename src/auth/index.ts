@@ -10,6 +10,7 @@ import { Lockout } from './lockout.js'
 import keycloakPages from './keycloak-pages.js'
 import loginRoutes from './login.js'
 import type { SandboxProvider } from './provider.js'
+import { providerContext, type ProviderContext } from './provider-context.js'
 import { clientOrigins } from './clients.js'
 import { LOGIN_PATH, REALM_PATH } from './realm.js'
 import tokenEndpoints from './token-endpoints.js'
@@ -52,7 +53,9 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   // that waits for /ready finds everything loaded.
   let loaded: SandboxProvider | undefined
   let loading: Promise<SandboxProvider> | undefined
-  const identityProvider = async (): Promise<SandboxProvider> => await (loading ??= import('./provider.js').then(({ createProvider }) => {
+  let context: ProviderContext | undefined
+  const identityProvider = async (): Promise<SandboxProvider> => await (loading ??= Promise.all([import('./provider.js'), providerContext()]).then(([{ createProvider }, providerContext]) => {
+    context = providerContext
     const oidc = createProvider({
       world: opts.world,
       keys,
@@ -87,8 +90,15 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       req.headers['x-forwarded-host'] = publicUrl.host
       req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1)
       if (basePath !== '') req.originalUrl = `${basePath}${req.originalUrl ?? ''}`
-      if (callback !== undefined) return callback(req, res)
-      provider().then((p) => { callback ??= p.callback(); callback(req, res) }, next)
+      if (callback !== undefined) {
+        context!.answer(res)
+        return callback(req, res)
+      }
+      provider().then((p) => {
+        callback ??= p.callback()
+        context!.answer(res)
+        callback(req, res)
+      }, next)
     })
     const unreachable = async (): Promise<void> => {}
     scope.all(`${REALM_PATH}/*`, unreachable)
