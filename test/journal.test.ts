@@ -194,12 +194,11 @@ t.test('bodies are cut at 64 KiB and marked as cut', async (t) => {
 
 t.test('the journal holds its bound under ten times its size of traffic, by count and by bytes', async (t) => {
   const app = await build(t, { journalSize: 20 })
-  // small answers (two banks a page), so that the count is the bound that holds
-  for (let i = 0; i < 200; i++) await api(app, { url: `/api/banks?page=${i % 3}&size=2` })
+  for (let i = 0; i < 200; i++) await api(app, { url: `/api/banks?page=${i % 3}` })
   const { requests, total, journalSize } = await list(app, '?limit=1000')
   t.equal(journalSize, 20)
   t.equal(total, 20, 'twenty entries kept')
-  t.equal(requests[0].url, '/api/banks?page=1&size=2', 'the newest kept (request 199)')
+  t.equal(requests[0].url, '/api/banks?page=1', 'the newest kept (request 199)')
   const big = JSON.stringify({ ...MESSAGE, padding: 'x'.repeat(60_000) })
   for (let i = 0; i < 30; i++) await api(app, { url: '/api/customers/1001100000001/messages', body: big, headers: { 'content-type': 'application/json' } })
   const journal = app.journals.of('partner-a')

@@ -6,8 +6,7 @@ import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
 import { pathOf } from '../path-patterns.js'
-import { PackedExchange, bodyText, type RecordedBody } from '../store/exchange.js'
-import { Journals, type Recorded } from '../store/journal.js'
+import { Journals, bodyText, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
 import type { World } from '../store/world.js'
 import { loggableUrl } from './operations.js'
 
@@ -31,6 +30,7 @@ declare module 'fastify' {
   }
 }
 
+const BODY_LIMIT = 65536
 const REDACTED = '[REDACTED]'
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
 const TOKEN_PATH = `${REALM_PATH}${ROUTES.token}`
@@ -41,7 +41,7 @@ function redact (name: string, value: string): string {
 }
 
 /** Headers by lower-case name (repeated ones joined), secrets redacted: from name, value pairs or from an answer's head. */
-function headersOf (h: string | string[]): Record<string, string> {
+function headersOf (h: RecordedHead): Record<string, string> {
   const out: Record<string, string> = {}
   const put = (name: string, value: string): void => { out[name] = out[name] === undefined ? redact(name, value) : `${out[name]}, ${redact(name, value)}` }
   if (typeof h !== 'string') {
@@ -56,7 +56,16 @@ function headersOf (h: string | string[]): Record<string, string> {
   return out
 }
 
-function message (headers: string | string[], body: RecordedBody): JournalMessage {
+/** A body as kept: cut at 64 KiB (on a character boundary) only when it can be longer. */
+function keep (body: string | null): RecordedBody {
+  // a UTF-16 unit is at most 3 bytes of UTF-8: a short text cannot be over the limit (no need to measure it)
+  if (body === null || body.length * 3 <= BODY_LIMIT) return body
+  const size = Buffer.byteLength(body)
+  if (size <= BODY_LIMIT) return body
+  return { text: Buffer.from(body).subarray(0, BODY_LIMIT).toString('utf8').replace(/\uFFFD$/, ''), cutFrom: size }
+}
+
+function message (headers: RecordedHead, body: RecordedBody): JournalMessage {
   const text = bodyText(body)
   const cutFrom = body !== null && typeof body === 'object' ? body.cutFrom : undefined
   return { headers: headersOf(headers), body: text, bodySize: cutFrom ?? (text === null ? 0 : Buffer.byteLength(text)), bodyTruncated: cutFrom !== undefined }
@@ -64,19 +73,19 @@ function message (headers: string | string[], body: RecordedBody): JournalMessag
 
 /**
  * The head of the answer as sent: the text Node wrote to the socket ("HTTP/1.1 200 OK", then "name: value"
- * lines), taken as it is. A connection dropped without an answer has none: the headers set so far, after
- * an empty status line.
+ * lines), kept as it is, so that filing an answer costs nothing. A connection dropped without an answer
+ * has none: the headers set so far, as name, value pairs.
  */
-function responseHead (reply: FastifyReply): string {
+function responseHead (reply: FastifyReply): RecordedHead {
   const sent = (reply.raw as ServerResponse & { _header?: unknown })._header
   if (typeof sent === 'string' && sent !== '') return sent
-  let head = '\r\n'
+  const out: string[] = []
   const h = reply.getHeaders()
   for (const name in h) {
     const v = h[name]
-    if (v !== undefined) head += `${name}: ${Array.isArray(v) ? v.join(', ') : String(v)}\r\n`
+    if (v !== undefined) out.push(name, Array.isArray(v) ? v.join(', ') : String(v))
   }
-  return head
+  return out
 }
 
 const isTokenPath = (url: string): boolean => url.startsWith(TOKEN_PATH) && (url.length === TOKEN_PATH.length || url[TOKEN_PATH.length] === '?')
@@ -89,8 +98,7 @@ export function summaryOf (r: Recorded): JournalSummary {
 }
 
 export function entryOf (r: Recorded): JournalEntry {
-  const x = r.exchange
-  return { ...summaryOf(r), request: message(x.requestHeaders(), x.requestBody()), response: message(x.responseHead(), x.responseBody()) }
+  return { ...summaryOf(r), request: message(r.requestHead, r.requestBody), response: message(r.responseHead, r.responseBody) }
 }
 
 function text (payload: unknown): string | null {
@@ -166,8 +174,8 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     done(null, payload)
   })
 
-  // the hot path: every field is a value or a reference the request already holds, and the texts are packed
-  // as they are into one buffer; nothing is formatted or redacted here (entryOf and summaryOf do that for every reader)
+  // the hot path: every field is a value or a reference the request already holds; nothing is formatted or
+  // redacted here (entryOf and summaryOf do that for every reader)
   const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined): void => {
     const url = request.originalUrl
     const token = isTokenPath(url)
@@ -188,7 +196,10 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       status,
       durationMs: duration,
       fault: fault === undefined ? null : String(fault),
-      exchange: PackedExchange.pack(request.raw.rawHeaders, body, responseHead(reply), token ? withoutTokens(sent) : sent)
+      requestHead: request.raw.rawHeaders,
+      requestBody: keep(body),
+      responseHead: responseHead(reply),
+      responseBody: keep(token ? withoutTokens(sent) : sent)
     })
   }
 

@@ -1,6 +1,5 @@
 import { pathOf, pathPattern, routerTemplate } from '../path-patterns.js'
 import type { JournalFilter } from '../schemas/journal.js'
-import type { PackedExchange } from './exchange.js'
 
 /*
  * The request journals, one per partner, in memory only (a restart forgets them). Each is a ring bounded by
@@ -11,10 +10,21 @@ import type { PackedExchange } from './exchange.js'
 /** The average an entry may take: a journal of N entries holds at most N x 4 KiB (bodies make most of it). */
 export const BYTES_PER_ENTRY = 4096
 
+/** A body as kept: its text, or for one cut at 64 KiB the cut text and the size of the whole. */
+export type RecordedBody = string | null | { text: string, cutFrom: number }
+
+export const bodyText = (b: RecordedBody): string | null => b === null || typeof b === 'string' ? b : b.text
+
 /**
- * A request as recorded, in the cheapest form to take on the hot path and to keep: the texts of the
- * exchange packed in one buffer, the route as the router names it, the arrival as a number.
- * plugins/journal.ts turns it into the redacted entry every reader gets.
+ * Headers as the hot path found them: a request's raw name, value pairs (as Node received them), or the head
+ * of an answer as Node wrote it. Secrets in them are redacted by every reader (plugins/journal.ts).
+ */
+export type RecordedHead = string | string[]
+
+/**
+ * A request as recorded, in the cheapest form to take on the hot path: headers as received and sent, the
+ * route as the router names it, the arrival as a number. plugins/journal.ts turns it into the redacted
+ * Recorded every reader gets.
  */
 export interface Recorded {
   /** Shown as a string; a number here is one object less to keep. */
@@ -30,19 +40,21 @@ export interface Recorded {
   status: number
   durationMs: number
   fault: string | null
-  /** Headers and bodies of the request and of its answer, as sent (secrets in them redacted by every reader). */
-  exchange: PackedExchange
+  requestHead: RecordedHead
+  requestBody: RecordedBody
+  responseHead: RecordedHead
+  responseBody: RecordedBody
 }
 
 /** A live tail: called with each new entry, and with null when the sandbox stops. */
 export type Listener = (entry: Recorded | null) => void
 
-// what an entry holds besides its URL and packed texts: its fields and the objects that hold them
-const ENTRY_OVERHEAD = 400
+// what an entry holds besides its bodies: fields and both sets of headers, as measured on typical requests
+const ENTRY_OVERHEAD = 1500
 
-/** Roughly what an entry holds in memory: its packed texts, its URL (UTF-16 units counted as bytes) and a fixed part. */
+/** Roughly what an entry holds in memory: its bodies and URL (UTF-16 units counted as bytes) and a fixed part. */
 function sizeOf (e: Recorded): number {
-  return ENTRY_OVERHEAD + e.url.length + e.exchange.size
+  return ENTRY_OVERHEAD + e.url.length + (bodyText(e.requestBody)?.length ?? 0) + (bodyText(e.responseBody)?.length ?? 0)
 }
 
 /** The test of a filter, compiled once for a whole scan. */
@@ -60,7 +72,7 @@ export function matcher (f: JournalFilter): (e: Recorded) => boolean {
     if (status !== undefined && (e.status < status.min || e.status > status.max)) return false
     if (f.agentId !== undefined && e.agentId !== f.agentId) return false
     if (e.at < since || e.at >= until) return false
-    return f.bodyContains === undefined || e.exchange.requestBodyIncludes(f.bodyContains)
+    return f.bodyContains === undefined || (bodyText(e.requestBody)?.includes(f.bodyContains) ?? false)
   }
 }
 
