@@ -76,25 +76,29 @@ async function main (): Promise<void> {
   const servers: Server[] = []
   const track = (s: Server): Server => { servers.push(s); return s }
   try {
-    say(`starting the sandbox (in memory), the sandbox (SANDBOX_DATA_DIR=${dataDir}), the sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} and the baseline, one after another`)
+    say(`starting a reference sandbox (not measured), the sandbox (in memory), the sandbox (SANDBOX_DATA_DIR=${dataDir}), the sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} and the baseline, one after another`)
+    // the reference issues the baseline's tokens and gives the W1 bytes: no measured sandbox answers requests
+    // of another contender's (a sandbox that had answered a GET before its W2 run was at times measured a
+    // fifth slower, bench/ab.ts)
+    const reference = track(await startSandbox('sandbox-reference'))
     const memory = track(await startSandbox('sandbox-memory'))
     const disk = track(await startSandbox('sandbox-disk', dataDir))
     const quiet = track(await startSandbox('sandbox-quiet', undefined, QUIET_LOG_LEVEL))
 
     // the baseline answers the bytes the sandbox answers for W1
-    const w1Memory = await w1Options(memory)
-    const sandboxW1 = await once(w1Memory)
+    const sandboxW1 = await once(await w1Options(reference))
     if (sandboxW1.status !== 200) throw new Error(`sandbox W1 answered ${sandboxW1.status}: ${sandboxW1.text}`)
     const banksFile = join(work, 'banks.json')
     writeFileSync(banksFile, sandboxW1.text)
     const baseline = track(await startBaseline(banksFile))
 
-    const w1Baseline = await w1Options(baseline, memory)
-    const baselineW1 = await once(w1Baseline)
+    const baselineW1 = await once(await w1Options(baseline, reference))
     if (baselineW1.text !== sandboxW1.text) throw new Error('the baseline does not answer W1 with the sandbox\'s bytes')
+    const memoryW1 = await once(await w1Options(memory))
+    if (memoryW1.text !== sandboxW1.text) throw new Error('the measured sandbox does not answer W1 with the reference\'s bytes')
     const w2Memory = await w2Options(memory)
     const w2Disk = await w2Options(disk)
-    const w2Baseline = await w2Options(baseline, memory)
+    const w2Baseline = await w2Options(baseline, reference)
     const shapes = await Promise.all([w2Memory, w2Disk, w2Baseline].map(async (o) => {
       const r = await once(o)
       if (r.status !== 200) throw new Error(`W2 check answered ${r.status}: ${r.text}`)
@@ -107,7 +111,7 @@ async function main (): Promise<void> {
 
     const w1 = await compare('W1', [
       { key: 'sandbox', server: memory, options: () => w1Options(memory) },
-      { key: 'baseline', server: baseline, options: () => w1Options(baseline, memory) },
+      { key: 'baseline', server: baseline, options: () => w1Options(baseline, reference) },
       { key: 'sandboxQuiet', server: quiet, options: () => w1Options(quiet) }
     ])
     // every W2 round of a sandbox starts from the default data (reset first), so that no round writes a
@@ -115,14 +119,16 @@ async function main (): Promise<void> {
     const partnerFile = join(dataDir, 'partners', `${CLIENT.id}.json`)
     const w2 = await compare('W2', [
       { key: 'sandbox', server: memory, options: () => w2Options(memory), before: () => reset(memory) },
-      { key: 'baseline', server: baseline, options: () => w2Options(baseline, memory) },
+      { key: 'baseline', server: baseline, options: () => w2Options(baseline, reference) },
       { key: 'sandboxDisk', server: disk, options: () => w2Options(disk), before: () => reset(disk), after: () => statSync(partnerFile).size },
       { key: 'sandboxQuiet', server: quiet, options: () => w2Options(quiet), before: () => reset(quiet) }
     ])
     const diskFileBytes = Math.max(...w2.sandboxDisk.rounds.map((r) => r.after))
     const loadedRss = { sandboxMemory: memory.rssMb(), sandboxDisk: disk.rssMb(), baseline: baseline.rssMb() }
-    await quiet.stop()
-    servers.splice(servers.indexOf(quiet), 1)
+    for (const done of [quiet, reference]) {
+      await done.stop()
+      servers.splice(servers.indexOf(done), 1)
+    }
     const diskMessages = await messageCount(disk)
 
     say(`token endpoint: client_credentials for ${TOKEN_DURATION} s, ${TOKEN_CONNECTIONS} connections`)
@@ -210,7 +216,7 @@ async function main (): Promise<void> {
     lines.push(`  ${started.toISOString()}, Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'CPU'}`)
     lines.push(`  load average before ${load0.map((x) => x.toFixed(2)).join(' ')}, after ${load1.map((x) => x.toFixed(2)).join(' ')} (other work on the machine makes the figures noisy)`)
     lines.push(`  sandbox: node dist/cli.js, scenario default, LOG_LEVEL ${logLevel}${CPU_PROF ? ', with --cpu-prof' : ''}`)
-    lines.push('  baseline: bare Fastify (no logger, no schemas, no token check) sent the same request bytes (token included)')
+    lines.push('  baseline: bare Fastify (no logger, no schemas, no token check) sent the same request bytes (token included, issued by a reference sandbox that is not measured)')
     lines.push(`  autocannon in this process, ${CONNECTIONS} connections, ${WARMUP} s warm-up, then ${ROUNDS} alternating rounds of ${DURATION / ROUNDS} s per contender; loopback only`)
     lines.push('  W2 rounds of a sandbox start from the default data (POST /__sandbox/reset before each)')
     lines.push('')
