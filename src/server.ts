@@ -1,4 +1,5 @@
 import net from 'node:net'
+import { setFlagsFromString } from 'node:v8'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions } from './app.js'
@@ -19,6 +20,19 @@ export async function buildServer (config: Config, prepare: (fastify: FastifyIns
  * with Connection: close; a connection that brings none within this time is closed.
  */
 const IDLE_GRACE_MS = 250
+
+/**
+ * V8 allocates in the old generation straight away ("pretenures") where most of what a place in the code
+ * allocated survived its first collections. A process that starts lean (the shipped data is checked by the
+ * build, not at start) meets its first load with a small young generation, in which every request's objects
+ * survive: V8 then pretenured per-request objects for good, and such a process served W1 and W2 a third
+ * slower than its twins, in every full bench run of 2026-11-23 (bench/run.ts, its in-memory sandbox:
+ * 51 / 70 us of CPU per request against 28-31 / 45-50). Switched off once the data are loaded (the load
+ * itself keeps it), requests are served at the same cost whatever the first load was like.
+ */
+function servingHeap (): void {
+  setFlagsFromString('--no-allocation-site-pretenuring')
+}
 
 /**
  * Starts the sandbox and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests
@@ -61,6 +75,7 @@ export async function start (config: Config, banner: (fastify: FastifyInstance) 
   process.once('SIGTERM', () => stop('SIGTERM'))
   process.once('SIGINT', () => stop('SIGINT'))
   await fastify.listen({ port: config.port, host: config.host })
+  servingHeap()
   banner(fastify)
   return fastify
 }
