@@ -18,13 +18,13 @@ for (const s of specs) {
 // a sandbox of the first build of its own serves the baseline's tokens and the W1 bytes: a measured sandbox
 // that had answered them first (a GET before a run of POSTs) was measured up to a fifth slower
 const refPort = await freePort()
-const first = await Server.start('reference', [`${specs[0].dist}/cli.js`], sandboxEnv(refPort), refPort)
+const reference = await Server.start('reference', [`${specs[0].dist}/cli.js`], sandboxEnv(refPort), refPort)
 const banks = join(mkdtempSync(join(tmpdir(), 'ab-')), 'banks.json')
-writeFileSync(banks, (await once(await w1Options(first))).text)
+writeFileSync(banks, (await once(await w1Options(reference))).text)
 const baseline = await startBaseline(banks)
 const opt = which === 'w1' ? w1Options : w2Options
 const contenders: Contender[] = servers.map((s) => ({ key: s.name, server: s, options: () => opt(s), before: which === 'w2' ? () => reset(s) : undefined }))
-contenders.push({ key: 'baseline', server: baseline, options: () => opt(baseline, first) })
+contenders.push({ key: 'baseline', server: baseline, options: () => opt(baseline, reference) })
 const out = await compare(which, contenders)
 for (const [k, m] of Object.entries(out)) console.log(`${k.padEnd(14)} ${Math.round(m.rps).toString().padStart(6)} req/s  ${(m.rps / out.baseline.rps * 100).toFixed(1)}%  ${m.cpuUsPerRequest.toFixed(1)} µs/req  p99 ${m.latencyMs.p99}`)
-for (const s of [...servers, first, baseline]) await s.stop()
+for (const s of [...servers, reference, baseline]) await s.stop()

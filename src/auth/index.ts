@@ -90,15 +90,12 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       req.headers['x-forwarded-host'] = publicUrl.host
       req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1)
       if (basePath !== '') req.originalUrl = `${basePath}${req.originalUrl ?? ''}`
-      if (callback !== undefined) {
+      const answer = (handle: NonNullable<typeof callback>): void => {
         context!.answer(res)
-        return callback(req, res)
+        handle(req, res)
       }
-      provider().then((p) => {
-        callback ??= p.callback()
-        context!.answer(res)
-        callback(req, res)
-      }, next)
+      if (callback !== undefined) return answer(callback)
+      provider().then((p) => answer(callback ??= p.callback()), next)
     })
     const unreachable = async (): Promise<void> => {}
     scope.all(`${REALM_PATH}/*`, unreachable)
