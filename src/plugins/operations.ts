@@ -6,6 +6,8 @@ import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import { Type } from '@sinclair/typebox'
 import { SandboxError } from '../errors.js'
+import type { Tenant } from '../store/world.js'
+import type { LogDestination } from './log-stream.js'
 import { refuseConnect } from './socket-errors.js'
 
 export { clientError } from './socket-errors.js'
@@ -68,6 +70,12 @@ export function lazyChildLogger (logger: FastifyBaseLogger, bindings: Bindings, 
   return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger
 }
 
+/** What the request line says, kept until the line is written. */
+class RequestLine {
+  constructor (readonly time: number, readonly id: string, readonly method: string, readonly url: string,
+    readonly status: number, readonly ms: number, readonly tenant: Tenant | null) {}
+}
+
 class OverloadedError extends SandboxError {
   constructor () {
     super('SANDBOX_ERR_OVERLOADED', `The sandbox is overloaded; retry after ${RETRY_AFTER_SECONDS} seconds`, [], { 'retry-after': String(RETRY_AFTER_SECONDS) })
@@ -127,18 +135,22 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   // The request line, the one log line of every request: written straight into the logger's stream in
   // pino's own format (level, time, pid, hostname, then the fields). Its fields hold no secret (the URL is
   // masked above), so it needs none of pino's per-line work; at LOG_LEVEL warn and above there is no hook at all.
+  // The request keeps only the facts; the line is formatted when its batch is written (log-stream.ts).
   const log = fastify.log as FastifyBaseLogger & Record<symbol, unknown> & { isLevelEnabled?: (level: string) => boolean }
   const requestLines = log.isLevelEnabled?.('info') ?? true
-  const stream = log[pino.symbols.streamSym] as { write: (line: string) => void, flush?: () => void } | undefined
+  const stream = log[pino.symbols.streamSym] as Partial<LogDestination> & Pick<LogDestination, 'write'> | undefined
   const bindings = (log[pino.symbols.chindingsSym] as string | undefined) ?? ''
   if (requestLines && stream !== undefined) {
-    fastify.addHook('onResponse', (request, reply, done) => {
-      const tenant = request.tenant ?? undefined
-      const who = tenant === undefined ? '' : `,"partner":${JSON.stringify(tenant.partnerId)},"agent":${JSON.stringify(tenant.agentId)}`
+    const format = (r: RequestLine): string =>
       // the request id (a checked token or a UUID) and the method (a token, as Node's parser requires) need no escaping
-      stream.write(`{"level":30,"time":${Date.now()}${bindings},"reqId":"${request.id}","method":"${request.method}",` +
-        `"url":${JSON.stringify(loggableUrl(request.originalUrl))},"statusCode":${reply.statusCode},"responseTime":${Math.round(reply.elapsedTime * 10) / 10}${who},` +
-        '"msg":"request completed"}\n')
+      `{"level":30,"time":${r.time}${bindings},"reqId":"${r.id}","method":"${r.method}",` +
+      `"url":${JSON.stringify(loggableUrl(r.url))},"statusCode":${r.status},"responseTime":${Math.round(r.ms * 10) / 10}` +
+      (r.tenant === null ? '' : `,"partner":${JSON.stringify(r.tenant.partnerId)},"agent":${JSON.stringify(r.tenant.agentId)}`) +
+      ',"msg":"request completed"}\n'
+    const defer = stream.defer?.bind(stream) ?? ((f: typeof format, r: RequestLine) => stream.write(f(r)))
+    fastify.addHook('onResponse', (request, reply, done) => {
+      // (tenant is undefined, not null, on routes outside the token-checked scope)
+      defer(format, new RequestLine(Date.now(), request.id, request.method, request.originalUrl, reply.statusCode, reply.elapsedTime, request.tenant ?? null))
       done()
     })
   }
