@@ -3,10 +3,10 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import pino, { type Bindings, type ChildLoggerOptions, type LogFn } from 'pino'
 import fp from 'fastify-plugin'
-import underPressure from '@fastify/under-pressure'
 import { Type } from '@sinclair/typebox'
 import { SandboxError } from '../errors.js'
 import type { Tenant } from '../store/world.js'
+import { EventLoopWatch } from './event-loop-watch.js'
 import type { LogDestination } from './log-stream.js'
 import { refuseConnect } from './socket-errors.js'
 
@@ -103,14 +103,13 @@ const OUT_OF_SERVICE = JSON.stringify({ status: 'OUT_OF_SERVICE' })
  */
 async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: number }): Promise<void> {
   const readiness: FastifyInstance['readiness'] = { ready: false, before: [] }
-  // loading the data and making keys block the loop for a while; that delay is in the first samples
-  // taken after the start and is not overload
-  let pressureFrom = Infinity
+  const eventLoop = new EventLoopWatch(opts.maxEventLoopDelay, SAMPLE_INTERVAL_MS)
   fastify.decorate('readiness', readiness)
   fastify.server.on('connect', refuseConnect)
   fastify.addHook('onReady', async () => {
     readiness.ready = true
-    pressureFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS
+    // loading the data and making keys blocked the loop; that delay is in the first samples after the start
+    eventLoop.countFrom(2 * SAMPLE_INTERVAL_MS)
   })
   fastify.addHook('preClose', async () => { readiness.ready = false })
 
@@ -124,7 +123,7 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
       reply.header('connection', 'close')
       done(new SandboxError('SANDBOX_ERR_MALFORMED_HTTP', 'The request has no Host header, which HTTP/1.1 requires'))
     } else {
-      done()
+      done(eventLoop.overloaded ? new OverloadedError() : undefined)
     }
   })
   fastify.addHook('onSend', (_request, reply, _payload, done) => {
@@ -154,15 +153,9 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
       done()
     })
   }
-  fastify.addHook('onClose', async () => { stream?.flush?.() })
-
-  await fastify.register(underPressure, {
-    maxEventLoopDelay: opts.maxEventLoopDelay,
-    sampleInterval: SAMPLE_INTERVAL_MS,
-    // under-pressure reads "no sample in the last interval" as an infinite delay; that is a gap in the
-    // measurement (a busy machine, a long synchronous step), not a measured overload
-    pressureHandler: (_req, _reply, type, value) =>
-      Date.now() < pressureFrom || (type === 'eventLoopDelay' && !Number.isFinite(value)) ? undefined : Promise.reject(new OverloadedError())
+  fastify.addHook('onClose', async () => {
+    eventLoop.stop()
+    stream?.flush?.()
   })
 
   // answered as ready-made JSON (the schemas document them): the first answer of a start compiles nothing
