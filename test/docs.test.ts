@@ -9,7 +9,7 @@ import t from 'tap'
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildDocExamples, type DocExamples, type ResponseExample } from '../src/docs/examples.js'
-import { VERSIONS } from '../src/plugins/versions.js'
+import { VERSIONS } from '../src/api-versions.js'
 import { API_SCHEMAS } from '../src/schemas/index.js'
 import { PUBLIC_URL, api, build, tokenFor, userToken } from './helper.js'
 

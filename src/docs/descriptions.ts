@@ -1,5 +1,5 @@
 import { REALM_PATH } from '../auth/realm.js'
-import { LATEST_VERSION, VERSIONS } from '../plugins/versions.js'
+import { LATEST_VERSION, VERSIONS } from '../api-versions.js'
 import { DOCS_PATH, POSTMAN_ENVIRONMENT_PATH, POSTMAN_PATH, SANDBOX_DOCS_PATH } from './paths.js'
 
 /*

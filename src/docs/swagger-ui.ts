@@ -1,4 +1,4 @@
-import { LATEST_VERSION } from '../plugins/versions.js'
+import { LATEST_VERSION } from '../api-versions.js'
 import { DOCS_PATH, SANDBOX_DOCS_PATH, SANDBOX_DOC_NAME } from './paths.js'
 
 /**

@@ -1,4 +1,4 @@
-import { LATEST_VERSION, VERSIONS } from '../plugins/versions.js'
+import { LATEST_VERSION, VERSIONS } from '../api-versions.js'
 
 type Json = Record<string, any>
 

@@ -12,7 +12,8 @@ import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import { securitySchemes, swagger2SecurityDefinitions } from '../docs/security.js'
 import { swaggerInitializer } from '../docs/swagger-ui.js'
 import { versionedDocuments } from '../docs/versioned.js'
-import { LATEST_VERSION, pathVersionOf } from './versions.js'
+import { LATEST_VERSION } from '../api-versions.js'
+import { pathVersionOf } from './versions.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -7,7 +7,7 @@ import './validation.js'
 import { fieldErrorsFromAjv } from '../schemas/validation.js'
 import type { Reference } from '../seed/fixtures.js'
 import { pathOf } from '../path-patterns.js'
-import { KNOWN_VERSION_PATH, UNKNOWN_VERSION_PATH } from './versions.js'
+import { KNOWN_VERSION_PATH, UNKNOWN_VERSION_PATH } from '../api-versions.js'
 
 type ValidationError = FastifyError & { validation: ErrorObject[], validationContext: string }
 

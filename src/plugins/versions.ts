@@ -1,22 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-
-/** spec 9: the versions of the API and their status. */
-export const VERSIONS: Record<string, 'latest' | 'deprecated' | 'supported'> = {
-  4.1: 'latest',
-  '4.0': 'deprecated',
-  3.1: 'deprecated',
-  '3.0': 'deprecated',
-  2.1: 'deprecated',
-  '2.0': 'deprecated',
-  1.3: 'supported'
-}
-export const LATEST_VERSION = '4.1'
-
-const VERSION_ALTERNATION = Object.keys(VERSIONS).map((v) => v.replace('.', '\\.')).join('|')
-export const KNOWN_VERSION_PATH = new RegExp(`^/(${VERSION_ALTERNATION})/api(/|\\?|$)`)
-export const UNKNOWN_VERSION_PATH = /^\/\d+(\.\d+)*\/api(\/|\?|$)/
+import { KNOWN_VERSION_PATH, VERSIONS } from '../api-versions.js'
 
 type VersionedRequest = IncomingMessage & { sandboxApiVersion?: string }
 
