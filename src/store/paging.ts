@@ -33,3 +33,8 @@ export function pageOf<T> (items: readonly T[], paging: Paging): { page: PageInf
     items: slice
   }
 }
+
+/** spec 2.1: a list answer is the page object, sortResponses and the endpoint's named array. */
+export function pageReply<K extends string, T> (name: K, result: { page: PageInfo, items: T[] }): { page: PageInfo, sortResponses: never[] } & Record<K, T[]> {
+  return { page: result.page, sortResponses: [], [name]: result.items } as { page: PageInfo, sortResponses: never[] } & Record<K, T[]>
+}

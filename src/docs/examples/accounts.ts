@@ -1,7 +1,7 @@
 import { accountRules } from '../../rules/accounts.js'
 import { buildAccount } from '../../store/accounts.js'
 import type { ExampleContext } from './context.js'
-import { pageReply } from '../../routes/api/shared.js'
+import { pageReply } from '../../store/paging.js'
 import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 

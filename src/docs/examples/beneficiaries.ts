@@ -1,7 +1,7 @@
 import { beneficiaryRules } from '../../rules/beneficiaries.js'
 import { buildBeneficiary } from '../../store/beneficiaries.js'
 import type { ExampleContext } from './context.js'
-import { pageReply } from '../../routes/api/shared.js'
+import { pageReply } from '../../store/paging.js'
 import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 

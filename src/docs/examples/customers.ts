@@ -1,7 +1,7 @@
 import { customerRules } from '../../rules/customers.js'
 import { buildCustomer } from '../../store/customers.js'
 import type { ExampleContext } from './context.js'
-import { pageReply } from '../../routes/api/shared.js'
+import { pageReply } from '../../store/paging.js'
 import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 

@@ -1,6 +1,6 @@
 import { buildMessage } from '../../store/messages.js'
 import type { ExampleContext } from './context.js'
-import { pageReply } from '../../routes/api/shared.js'
+import { pageReply } from '../../store/paging.js'
 import { paged } from './responses.js'
 import type { OperationsExamples } from './types.js'
 

@@ -1,5 +1,5 @@
 import type { ExampleContext } from './context.js'
-import { pageReply } from '../../routes/api/shared.js'
+import { pageReply } from '../../store/paging.js'
 import type { Paging } from '../../schemas/common.js'
 import type { PageInfo } from '../../store/paging.js'
 import { paged } from './responses.js'

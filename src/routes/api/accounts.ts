@@ -4,7 +4,8 @@ import { tenantOf } from '../../plugins/auth.js'
 import { accountRules } from '../../rules/accounts.js'
 import { Account, AccountCreateRequest, AccountIdParams, AccountListQuery, AccountPage } from '../../schemas/accounts.js'
 import { AgentIdHeaders, errorResponses, ref } from '../../schemas/common.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { pageReply } from '../../store/paging.js'
+import { LIST_NOTE, SECURED } from './shared.js'
 
 export default async function accounts (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

@@ -5,7 +5,8 @@ import { beneficiaryRules } from '../../rules/beneficiaries.js'
 import { Beneficiary, BeneficiaryCreateRequest, BeneficiaryPage, BeneficiaryParams } from '../../schemas/beneficiaries.js'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
 import { CustomerIdParams } from '../../schemas/customers.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { pageReply } from '../../store/paging.js'
+import { LIST_NOTE, SECURED } from './shared.js'
 
 export default async function beneficiaries (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

@@ -4,7 +4,8 @@ import { tenantOf } from '../../plugins/auth.js'
 import { customerRules } from '../../rules/customers.js'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
 import { CustomerCreateRequest, CustomerIdParams, CustomerPage, CustomerRecord } from '../../schemas/customers.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { pageReply } from '../../store/paging.js'
+import { LIST_NOTE, SECURED } from './shared.js'
 
 export default async function customers (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

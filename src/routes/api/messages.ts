@@ -4,7 +4,8 @@ import { tenantOf } from '../../plugins/auth.js'
 import { AgentIdHeaders, PagingQuery, errorResponses, ref } from '../../schemas/common.js'
 import { CustomerIdParams } from '../../schemas/customers.js'
 import { CustomerMessage, CustomerMessageRequest, MessagePage } from '../../schemas/messages.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { pageReply } from '../../store/paging.js'
+import { LIST_NOTE, SECURED } from './shared.js'
 
 export default async function messages (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { AgentIdHeaders, errorResponses, ref } from '../../schemas/common.js'
 import { PublicAccountPage, PublicAccountQuery } from '../../schemas/public-accounts.js'
-import { LIST_NOTE, SECURED, pageReply } from './shared.js'
+import { pageReply } from '../../store/paging.js'
+import { LIST_NOTE, SECURED } from './shared.js'
 
 export default async function publicAccounts (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
