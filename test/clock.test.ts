@@ -47,6 +47,35 @@ t.test('set now: every date written for the partner follows; other partners and 
   t.ok(Math.abs(claims.iat * 1000 - Date.now()) < 10000, 'a new token has a real-time iat')
 })
 
+t.test("the partner's today judges a company's registration year, in the schema's answer too, and a snapshot of that world restores", async (t) => {
+  const app = await build(t)
+  const realYear = Number(todaySast().slice(0, 4))
+  const future = realYear + 4
+  const company = (year: number, extra: Record<string, unknown> = {}) => ({
+    defaultCustomer: { entityTypeId: '5', name1: 'TOMORROW (PTY) LTD', identifyingNumber: `${year}/000001/07`, taxNumber: '9001339050', ...extra }
+  })
+  const before = await api(app, { url: '/api/customers', body: company(future) })
+  t.equal(before.statusCode, 400, 'on real time a company registered in a later year is refused')
+  t.match(before.json().errors, [{ field: 'defaultCustomer.identifyingNumber', code: 'CompanyRegistrationNumber' }])
+
+  await clock(app, 'PUT', { now: `${future}-03-01` })
+  const created = await api(app, { url: '/api/customers', body: company(future) })
+  t.equal(created.statusCode, 200, "the same company is valid once the partner's clock is in that year")
+  const mixed = await api(app, { url: '/api/customers', body: company(future, { name1: '' }) })
+  t.equal(mixed.statusCode, 400)
+  t.same([...new Set(mixed.json().errors.map((e: { field: string }) => e.field))], ['defaultCustomer.name1'], 'with a schema error in the body, the rules still judge by the partner\'s today')
+  t.match((await api(app, { url: '/api/customers', body: company(future + 1) })).json().errors, [{ code: 'CompanyRegistrationNumber', defaultMessage: new RegExp(`to ${future}$`) }],
+    "a year past the partner's today is still refused, and the message names the partner's year")
+  const b = await tokenFor(app, PARTNER_B)
+  t.equal((await api(app, { url: '/api/customers', body: company(future), token: b, agent: '2001' })).statusCode, 400, 'another partner stays on real time')
+
+  const snapshot = (await api(app, { method: 'GET', url: '/__sandbox/snapshot', agent: null })).json()
+  await clock(app, 'DELETE')
+  const restored = await api(app, { method: 'PUT', url: '/__sandbox/snapshot', body: snapshot, agent: null })
+  t.equal(restored.statusCode, 200, 'a snapshot taken with the clock ahead restores on real time (its own clock comes back with it)')
+  t.equal((await api(app, { url: `/api/customers/${created.json().customerId as string}`, method: 'GET' })).statusCode, 200)
+})
+
 t.test('advance by a duration, freeze, and back to real time', async (t) => {
   const app = await build(t)
   await clock(app, 'PUT', { now: '2027-01-31', frozen: true })

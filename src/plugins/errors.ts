@@ -7,6 +7,7 @@ import './validation.js'
 import { fieldErrorsFromAjv } from '../schemas/validation.js'
 import type { Reference } from '../seed/fixtures.js'
 import { pathOf } from '../path-patterns.js'
+import { partnerNow } from './auth.js'
 import { KNOWN_VERSION_PATH, UNKNOWN_VERSION_PATH } from '../api-versions.js'
 
 type ValidationError = FastifyError & { validation: ErrorObject[], validationContext: string }
@@ -35,7 +36,7 @@ function fromValidation (error: ValidationError, request: FastifyRequest, ref: R
   if (context === 'body' && config.rules !== undefined) {
     // Bean Validation reports every violation at once: add the rule violations of fields the schema passed
     const failed = new Set(fieldErrors.map((e) => e.field))
-    for (const e of config.rules(request.body, ref)) if (!failed.has(e.field)) fieldErrors.push(e)
+    for (const e of config.rules(request.body, ref, partnerNow(request))) if (!failed.has(e.field)) fieldErrors.push(e)
   }
   if (context === 'body') return validationFailed(config.objectName ?? 'request', fieldErrors)
   // parameters and headers: Spring's ConstraintViolationException wording, "field: message"
@@ -69,12 +70,6 @@ function toSandboxError (error: FastifyError, request: FastifyRequest, ref: Refe
     return new SandboxError(codeForStatus(error.statusCode), error.message)
   }
   return new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
-}
-
-/** Now on the clock of the request's partner (issue 11: error timestamps follow it too), else real time. */
-export function partnerNow (request: FastifyRequest): number {
-  const clientId = request.token?.clientId
-  return (clientId === undefined ? undefined : request.server.world.partner(clientId)?.now()) ?? Date.now()
 }
 
 function noEndpoint (request: FastifyRequest): SandboxError {

@@ -1,12 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
+import { partnerNow } from './auth.js'
 import { addRouteHook, type RouteHook } from './route-hooks.js'
 import fp from 'fastify-plugin'
 import { SandboxError, validationFailed, type FieldError } from '../errors.js'
 import { springIntegerText, typeMismatch } from '../schemas/validation.js'
 import type { Reference } from '../seed/fixtures.js'
 
-/** Rules beyond the schema of a route's body (rules/*.ts), declared in the route's config. */
-export type BodyRules = (body: unknown, ref: Reference) => FieldError[]
+/**
+ * Rules beyond the schema of a route's body (rules/*.ts), declared in the route's config. `now` is the
+ * partner's clock (a company registered "in the future" is judged by the partner's today).
+ */
+export type BodyRules = (body: unknown, ref: Reference, now: number) => FieldError[]
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -65,7 +69,7 @@ async function validationPlugin (fastify: FastifyInstance, opts: { reference: Re
     if (rules === undefined) return
     const objectName = route.config?.objectName ?? 'request'
     addRouteHook(route, 'preHandler', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      const errors = rules(request.body, opts.reference)
+      const errors = rules(request.body, opts.reference, partnerNow(request))
       done(errors.length > 0 ? validationFailed(objectName, errors) : undefined)
     })
   })

@@ -8,7 +8,7 @@ import { companyRegistrationProblem, southAfricanIdProblem } from './identity-nu
  * (so that one answer lists every problem), hence the defensive type checks.
  */
 
-function partyRules (party: unknown, path: string, ref: Reference, errors: RuleErrors): void {
+function partyRules (party: unknown, path: string, ref: Reference, now: number, errors: RuleErrors): void {
   if (!isObject(party)) return
   const { entityTypeId, identifyingNumber, name2, investmentTypeId } = party
   if (typeof identifyingNumber === 'string' && identifyingNumber !== '') {
@@ -18,7 +18,7 @@ function partyRules (party: unknown, path: string, ref: Reference, errors: RuleE
       problem = southAfricanIdProblem(identifyingNumber)
       code = 'SouthAfricanIdNumber'
     } else if (entityTypeId === '4' || entityTypeId === '5' || entityTypeId === '6') {
-      problem = companyRegistrationProblem(identifyingNumber)
+      problem = companyRegistrationProblem(identifyingNumber, now)
       code = 'CompanyRegistrationNumber'
     }
     if (problem !== null) errors.add(`${path}.identifyingNumber`, identifyingNumber, code, problem)
@@ -38,14 +38,15 @@ function sameParty (a: Record<string, unknown>, b: Record<string, unknown>): boo
     a.identifyingNumber.trim().toUpperCase() === String(b.identifyingNumber).trim().toUpperCase()
 }
 
-export function customerRules (body: unknown, ref: Reference): FieldError[] {
+/** `now`: the partner's clock for a request (a company's registration year may not be past its today). */
+export function customerRules (body: unknown, ref: Reference, now = Date.now()): FieldError[] {
   const errors = new RuleErrors()
   if (!isObject(body)) return errors.list
-  partyRules(body.defaultCustomer, 'defaultCustomer', ref, errors)
+  partyRules(body.defaultCustomer, 'defaultCustomer', ref, now, errors)
   if (Array.isArray(body.otherCustomers)) {
     body.otherCustomers.forEach((other, i) => {
       const path = `otherCustomers[${i}]`
-      partyRules(other, path, ref, errors)
+      partyRules(other, path, ref, now, errors)
       if (isObject(other) && isObject(body.defaultCustomer) && sameParty(other, body.defaultCustomer)) {
         errors.add(`${path}.identifyingNumber`, other.identifyingNumber, 'DefaultCustomerNotRepeated', 'must not repeat the default customer')
       }

@@ -55,13 +55,16 @@ export const COMPANY_TYPE_CODES: Record<string, string> = {
   31: 'statutory body'
 }
 
-/** spec 2.5 entityTypeId 4, 5, 6: YYYY/NNNNNN/NN, 1800 <= YYYY <= this year, NN a company-type code. */
-export function companyRegistrationProblem (value: string, today = new Date()): string | null {
+/**
+ * spec 2.5 entityTypeId 4, 5, 6: YYYY/NNNNNN/NN, 1800 <= YYYY <= this year, NN a company-type code.
+ * `now` (epoch ms) is the partner's clock when a request is judged.
+ */
+export function companyRegistrationProblem (value: string, now = Date.now()): string | null {
   const m = /^(\d{4})\/(\d{6})\/(\d{2})$/.exec(value)
   if (m === null) return 'must be a company registration number YYYY/NNNNNN/NN'
   const year = Number(m[1])
   // "not in the future" as seen in South Africa (the year turns at midnight SAST, not UTC)
-  const thisYear = Number(todaySast(today.getTime()).slice(0, 4))
+  const thisYear = Number(todaySast(now).slice(0, 4))
   if (year < 1800 || year > thisYear) return `must have a registration year from 1800 to ${thisYear}`
   if (COMPANY_TYPE_CODES[m[3]] === undefined) {
     return `must end with a company-type code (${Object.keys(COMPANY_TYPE_CODES).join(', ')})`

@@ -19,7 +19,7 @@ export const Party = Type.Object({
     minLength: 1,
     maxLength: 255,
     description: 'By entity type (spec 2.5): 1 a valid South African ID number YYMMDDSSSSCAZ (real date, Luhn check digit; rule SouthAfricanIdNumber); ' +
-      '3 any text (trust number); 4, 5, 6 a company registration number YYYY/NNNNNN/NN with 1800 <= YYYY <= this year and NN a company-type code ' +
+      '3 any text (trust number); 4, 5, 6 a company registration number YYYY/NNNNNN/NN with 1800 <= YYYY <= this year (South African time, on the partner\'s sandbox clock) and NN a company-type code ' +
       '06, 07, 08, 09, 10, 12, 21, 22, 23, 24, 25, 26, 30 or 31 (rule CompanyRegistrationNumber).'
   }),
   taxNumber: Type.String({ minLength: 1, maxLength: 255, description: 'Tax reference number.' }),

@@ -1,3 +1,4 @@
+import { clockNow } from '../clock.js'
 import { validationFailed, type FieldError } from '../errors.js'
 import { customerRules } from '../rules/customers.js'
 import { RuleErrors } from '../rules/field-errors.js'
@@ -39,6 +40,9 @@ function problems (doc: SnapshotDocument, partner: Partner, world: World, ctx: S
   if (doc.agents.length > world.limits.maxAgents) errors.add('agents', doc.agents.length, 'MaxAgents', `must have at most ${world.limits.maxAgents} agents (SANDBOX_MAX_AGENTS)`)
   let records = 0
   const agentIds = new Set<string>()
+  // a customer the partner could have created under the document's clock or its own is valid (a company
+  // registered in 2030 by a partner whose clock is in 2030): the latest of their todays and real time
+  const now = Math.max(Date.now(), partner.now(), clockNow(doc.sandbox.clock))
   doc.agents.forEach((a, i) => {
     const at = `agents[${i}]`
     if (!a.id.startsWith(String(partner.number)) || a.id.length !== String(partner.number).length + 3) errors.add(`${at}.id`, a.id, 'AgentOfPartner', `must be the partner number ${partner.number} followed by three digits`)
@@ -56,7 +60,7 @@ function problems (doc: SnapshotDocument, partner: Partner, world: World, ctx: S
     const known = (id: string, field: string): void => { if (!customers.has(id)) errors.add(field, id, 'KnownCustomer', `must be a customer of agent ${a.id} in ${at}.customers`) }
     a.customers.forEach((c, j) => {
       claim(c.customerId, 'customer', `${at}.customers[${j}].customerId`)
-      for (const e of customerRules(c, ctx.reference)) errors.add(`${at}.customers[${j}].${e.field}`, e.rejectedValue, e.code, e.defaultMessage)
+      for (const e of customerRules(c, ctx.reference, now)) errors.add(`${at}.customers[${j}].${e.field}`, e.rejectedValue, e.code, e.defaultMessage)
     })
     const numbers = new Set<string>()
     a.accounts.forEach((acc, j) => {
