@@ -40,7 +40,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   if (!scenarios.has(config.scenario)) {
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }
-  const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir)
+  const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message))
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, files ?? memoryPersistence)
   const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed })
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))

@@ -77,7 +77,8 @@ export class PartnerFile {
     readonly id: string,
     private state: FileState,
     private readonly compactBytes: number,
-    private readonly opened: (file: PartnerFile) => void
+    private readonly opened: (file: PartnerFile) => void,
+    private readonly report: (message: string) => void
   ) {}
 
   get snapshotPath (): string {
@@ -177,9 +178,15 @@ export class PartnerFile {
     this.state.oldestLog = from
   }
 
-  /** Compaction, off the request path: the batches go on meanwhile. A failure leaves snapshot + logs as they were. */
+  /**
+   * Compaction, off the request path: the batches go on meanwhile. A failure (a full disk) loses nothing:
+   * the old snapshot and every log stay and are replayed at the next start; it is reported to the operator
+   * and tried again once the current log has grown past the threshold in its turn.
+   */
   private compact (): void {
-    this.compaction = this.snapshot(freeze(this.view!)).catch(() => {}).finally(() => { this.compaction = undefined })
+    this.compaction = this.snapshot(freeze(this.view!))
+      .catch((err: Error) => this.report(`compaction of partner ${this.id} failed, its snapshot and logs stay as they were and it is tried again later: ${err.message}`))
+      .finally(() => { this.compaction = undefined })
   }
 
   /** Closes the log's file handle unless a batch is using it (the persistence keeps few open). */

@@ -115,14 +115,15 @@ export class FilePersistence implements Persistence {
   private readonly open = new Set<PartnerFile>()
   private readonly dir: string
 
-  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES) {
+  /** `report`: what the operator must hear of (a failed background compaction); the store plugin logs it as an error. */
+  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}) {
     this.dir = join(dataDir, 'partners')
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
   }
 
   private file (id: string, state: FileState = { generation: 0, logBytes: 0, snapshotBytes: 0, oldestLog: 0 }): PartnerFile {
     let f = this.files.get(id)
-    if (f === undefined) this.files.set(id, f = new PartnerFile(this.dir, id, state, this.compactBytes, (file) => this.opened(file)))
+    if (f === undefined) this.files.set(id, f = new PartnerFile(this.dir, id, state, this.compactBytes, (file) => this.opened(file), this.report))
     return f
   }
 

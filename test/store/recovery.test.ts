@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
@@ -37,6 +37,23 @@ async function writeBatches (files: FilePersistence, partner: Partner, count: nu
 }
 
 const plain = (p: Partner): unknown => JSON.parse(JSON.stringify(p.snapshot()))
+
+/** A data dir whose first log is past 4096 bytes, the compaction threshold the next start is given. */
+async function logPastThreshold (dir: string): Promise<void> {
+  const files = new FilePersistence(dir, 1 << 30)
+  const partner = new Partner(emptyPartner())
+  const log = join(partners(dir), 'p-log.1.log')
+  while (statSync(log, { throwIfNoEntry: false }) === undefined || statSync(log).size <= 4096) await writeBatches(files, partner, 1)
+  await files.close()
+}
+
+/** A start on the data dir with a compaction threshold of 4096 bytes: the persistence and its partner. */
+async function reopen (dir: string, report?: (message: string) => void): Promise<{ files: FilePersistence, partner: Partner }> {
+  const files = new FilePersistence(dir, 4096, report)
+  const partner = new Partner((await files.loadAll())[0])
+  files.adopt([partner])
+  return { files, partner }
+}
 
 t.test('every kind of change reaches the log and comes back at the start: lists, records in place, agents, partner fields', async (t) => {
   const dir = dataDir(t)
@@ -133,17 +150,11 @@ t.test('any other damage stops the start, naming the file and the byte offset, a
 
 t.test('a compaction stopped at any step loses nothing: before the rename, after it, before the old logs are deleted', async (t) => {
   const dir = dataDir(t)
-  const files = new FilePersistence(dir, 1 << 30)
-  const partner = new Partner(emptyPartner())
-  // batches until the log is past the threshold of the next start (whose first batch starts a compaction)
-  const log = join(partners(dir), 'p-log.1.log')
-  while (statSync(log, { throwIfNoEntry: false }) === undefined || statSync(log).size <= 4096) await writeBatches(files, partner, 1)
-  await files.close()
+  // past the threshold of the next start, whose first batch starts a compaction
+  await logPastThreshold(dir)
   const before = join(dir, 'before')
   cpSync(partners(dir), before, { recursive: true })
-  const again = new FilePersistence(dir, 4096)
-  const p = new Partner((await again.loadAll())[0])
-  again.adopt([p])
+  const { files: again, partner: p } = await reopen(dir)
   // a batch with nothing new: the compaction starts from the files copied above
   await again.commit(p)
   await writeBatches(again, p, 3)
@@ -233,4 +244,31 @@ t.test('SIGKILL at random moments of a writer that compacts every few kilobytes 
     if (missing.length > 0 || older.length > 0) break
   }
   t.ok(acked.adds.size > cycles, `${acked.adds.size} writes acknowledged in all`)
+})
+
+t.test('a compaction that fails (the snapshot cannot be written) is reported, loses nothing, and is tried again later', async (t) => {
+  const dir = dataDir(t)
+  await logPastThreshold(dir)
+  const reports: string[] = []
+  const { files: again, partner: p } = await reopen(dir, (message) => reports.push(message))
+  // the snapshot's temporary file cannot be made: a directory is in its place
+  const blocker = join(partners(dir), `p-log.json.${process.pid}.tmp`)
+  mkdirSync(blocker)
+  await again.commit(p)
+  await writeBatches(again, p, 3)
+  await again.close()
+  t.equal(reports.length, 1, 'one report')
+  t.match(reports[0], /^compaction of partner p-log failed, its snapshot and logs stay as they were and it is tried again later: EISDIR/)
+  t.same(names(dir), ['p-log.1.log', 'p-log.2.log', 'p-log.json', `p-log.json.${process.pid}.tmp`], 'the old snapshot and both logs stay')
+  t.same(await onDisk(dir), plain(p), 'a start replays snapshot + both logs: nothing lost')
+
+  rmSync(blocker, { recursive: true })
+  const { files: third, partner: q } = await reopen(dir, (message) => reports.push(message))
+  const log2 = join(partners(dir), 'p-log.2.log')
+  while (statSync(log2, { throwIfNoEntry: false }) !== undefined && statSync(log2).size <= 4096) await writeBatches(third, q, 1)
+  await writeBatches(third, q, 1)
+  await third.close()
+  t.equal(reports.length, 1, 'no further report')
+  t.notOk(names(dir).includes('p-log.1.log'), 'once the current log outgrew the threshold in its turn, the compaction ran and removed the older logs')
+  t.same(await onDisk(dir), plain(q))
 })
