@@ -5,7 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { loadConfig, type Config } from '../src/config.js'
-import { isHibernateEmail } from '../src/rules/email.js'
+import { isHibernateEmail } from '../src/schemas/email-format.js'
 import { buildServer } from '../src/server.js'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv

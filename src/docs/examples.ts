@@ -1,5 +1,5 @@
 import type { ErrorBody } from '../errors.js'
-import type { Reference } from '../seed/fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import type { ScenarioLibrary } from '../seed/scenarios.js'
 import { accountExamples } from './examples/accounts.js'
 import { beneficiaryExamples } from './examples/beneficiaries.js'

@@ -4,7 +4,7 @@ import { addRouteHook, type RouteHook } from './route-hooks.js'
 import fp from 'fastify-plugin'
 import { SandboxError, validationFailed, type FieldError } from '../errors.js'
 import { springIntegerText, typeMismatch } from '../schemas/validation.js'
-import type { Reference } from '../seed/fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 
 /**
  * Rules beyond the schema of a route's body (rules/*.ts), declared in the route's config. `now` is the

@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors.js'
-import type { Reference } from '../seed/fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import { RuleErrors, isObject } from './field-errors.js'
 
 // spec 4.7: bankCode is "bank unique member number": it must name a bank of GET /api/banks.

@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors.js'
-import type { Reference } from '../seed/fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import { RuleErrors, isObject } from './field-errors.js'
 import { companyRegistrationProblem, southAfricanIdProblem } from './identity-numbers.js'
 

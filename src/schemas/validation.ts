@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats'
 import type { TSchema } from '@sinclair/typebox'
 import type { FieldError } from '../errors.js'
 import type { DigitsRule } from './common.js'
-import { isHibernateEmail } from '../rules/email.js'
+import { isHibernateEmail } from './email-format.js'
 
 // ajv-formats is CommonJS: under ESM its default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
@@ -48,7 +48,7 @@ export function digitsOk (value: string, rule: DigitsRule): boolean {
 
 /** The sandbox's ajv keywords and formats; used as a Fastify ajv plugin and for the standalone validator. */
 export function sandboxKeywords (ajv: Ajv): Ajv {
-  // Hibernate Validator's @Email in place of ajv-formats' (see rules/email.ts)
+  // Hibernate Validator's @Email in place of ajv-formats' (see email-format.ts)
   ajv.addFormat('email', isHibernateEmail)
   ajv.addKeyword({
     keyword: 'x-digits',

@@ -10,7 +10,7 @@ import { PARTNER_FILE_FORMAT } from '../store/records.js'
 import type { Party } from '../schemas/customers.js'
 import { checkAgainst } from './check.js'
 import { hashSeed, seededFaker } from './faker.js'
-import type { Reference } from './fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import { Generator as RecordGenerator } from './generators.js'
 import { settingsFor, type AgentRecords, type LoadedScenario } from './scenarios.js'
 

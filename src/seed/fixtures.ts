@@ -4,25 +4,11 @@ import type { Bank } from '../schemas/banks.js'
 import type { InvestmentType } from '../schemas/investment-types.js'
 import type { PublicAccount } from '../schemas/public-accounts.js'
 import type { Product } from '../schemas/products.js'
+import type { Reference } from '../schemas/reference.js'
 import { DataError, checkAgainst } from './check.js'
 import { checkEverything, type Verified } from './verified.js'
 
 export const FIXTURES_DIR = new URL('../../fixtures/', import.meta.url)
-
-/** The static reference data of fixtures/, checked against the API schemas and indexed. */
-export interface Reference {
-  banks: Bank[]
-  banksById: Map<string, Bank>
-  homeBank: Bank
-  investmentTypes: InvestmentType[]
-  investmentTypesById: Map<number, InvestmentType>
-  defaultInvestmentTypeId: number
-  publicAccounts: PublicAccount[]
-  publicAccountsByName: Map<string, PublicAccount>
-  products: Product[]
-  productsByCode: Map<string, Product>
-  callProduct: Product
-}
 
 function readJson (name: string): { json: Record<string, unknown>, text: string } {
   const url = new URL(name, FIXTURES_DIR)

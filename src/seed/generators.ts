@@ -5,7 +5,7 @@ import type { CustomerCreateRequest, Party } from '../schemas/customers.js'
 import type { CustomerMessageRequest } from '../schemas/messages.js'
 import type { Product } from '../schemas/products.js'
 import { luhnCheckDigit } from '../rules/identity-numbers.js'
-import type { Reference } from './fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import type { Generate } from './scenario-schema.js'
 
 /*

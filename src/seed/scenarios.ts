@@ -7,7 +7,7 @@ import type { BeneficiaryCreateRequest } from '../schemas/beneficiaries.js'
 import type { CustomerCreateRequest } from '../schemas/customers.js'
 import type { CustomerMessageRequest } from '../schemas/messages.js'
 import { DataError, checkAgainst, failOnRuleErrors } from './check.js'
-import type { Reference } from './fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import { checkEverything, type Verified } from './verified.js'
 import { ScenarioSchema, type Generate, type PartnerDef, type Scenario } from './scenario-schema.js'
 

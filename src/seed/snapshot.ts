@@ -6,7 +6,7 @@ import { SNAPSHOT_FORMAT, type SnapshotDocument } from '../schemas/snapshots.js'
 import type { Partner } from '../store/partner.js'
 import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
-import type { Reference } from './fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 
 /*
  * A partner's whole state as a document and back. The schema (SandboxSnapshot) checks each record as the

@@ -1,7 +1,7 @@
 import { notFound } from '../errors.js'
 import type { Paging } from '../schemas/common.js'
 import type { BeneficiaryCreateRequest } from '../schemas/beneficiaries.js'
-import type { Reference } from '../seed/fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import type { AgentStore } from './agent.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredBeneficiary } from './records.js'

@@ -1,7 +1,7 @@
 import { notFound, validationFailed } from '../errors.js'
 import type { Paging } from '../schemas/common.js'
 import type { CustomerCreateRequest, Party } from '../schemas/customers.js'
-import type { Reference } from '../seed/fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import type { AgentStore } from './agent.js'
 import { buildAccount } from './accounts.js'
 import { pageOf } from './paging.js'

@@ -1,5 +1,5 @@
 import { notFound, SandboxError } from '../errors.js'
-import type { Reference } from '../seed/fixtures.js'
+import type { Reference } from '../schemas/reference.js'
 import { AgentStore } from './agent.js'
 import { Partner } from './partner.js'
 import type { AgentSnapshot, Guarantee, PartnerSnapshot } from './records.js'

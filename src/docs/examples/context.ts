@@ -1,7 +1,7 @@
 import type { Ajv } from 'ajv'
 import { buildPartner } from '../../seed/build.js'
 import { scenarioIdentity } from '../../seed/identities.js'
-import type { Reference } from '../../seed/fixtures.js'
+import type { Reference } from '../../schemas/reference.js'
 import type { ScenarioLibrary } from '../../seed/scenarios.js'
 import { AgentStore } from '../../store/agent.js'
 import { createRepos } from '../../store/index.js'
