@@ -93,6 +93,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     tokenTtl: config.tokenTtl,
     lockoutFailures: config.lockoutFailures,
     lockoutSeconds: config.lockoutSeconds,
+    tokenRateLimit: config.tokenRateLimit,
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })

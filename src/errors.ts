@@ -28,7 +28,7 @@ export const CATALOGUE = {
   SANDBOX_ERR_URI_TOO_LONG: { status: 414, summary: 'A path segment is longer than 8192 characters' },
   SANDBOX_ERR_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json' },
   SANDBOX_ERR_HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the limit (16 KB)' },
-  SANDBOX_ERR_RATE_LIMITED: { status: 429, summary: "The partner's requests per second (SANDBOX_RATE_LIMIT) are used up; retry after the given seconds" },
+  SANDBOX_ERR_RATE_LIMITED: { status: 429, summary: "The partner's requests per second (SANDBOX_RATE_LIMIT), or a client's token requests per second (SANDBOX_TOKEN_RATE_LIMIT), are used up; retry after the given seconds" },
   SANDBOX_ERR_OVERLOADED: { status: 503, summary: 'The sandbox is overloaded; retry after the given seconds' },
   SANDBOX_ERR_TIMEOUT: { status: 408, summary: 'The client did not send the whole request within the request timeout' },
   SANDBOX_ERR_FAULT_INJECTED: { status: 500, summary: 'An error injected on purpose (Sandbox-Fault or Prefer header, fault rule or magic value); the status is the one asked for' },

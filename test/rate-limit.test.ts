@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { build, tokenFor, PARTNER_B } from './helper.js'
+import { build, tokenFor, PARTNER_B, TOKEN_PATH } from './helper.js'
 
 async function get (app: FastifyInstance, url: string, token: string | null, agent = '1001'): Promise<LightMyRequestResponse> {
   return await app.inject({ url, headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), 'agent-id': agent } })
@@ -70,4 +70,50 @@ t.test('requests without a partner are counted per address; bad tokens are refus
     t.equal(res.statusCode, 200)
     t.equal(res.headers['ratelimit-limit'], undefined)
   }
+})
+
+/** A client_credentials token request: HTTP Basic, or the credentials in the form (client_secret_post). */
+async function tokenRequest (app: FastifyInstance, client: string, secret: string, basic = true): Promise<LightMyRequestResponse> {
+  const form = 'grant_type=client_credentials&scope=openid'
+  return await app.inject({
+    method: 'POST',
+    url: TOKEN_PATH,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${Buffer.from(`${client}:${secret}`).toString('base64')}` } : {}) },
+    payload: basic ? form : `${form}&client_id=${client}&client_secret=${secret}`
+  })
+}
+
+/** Early in a second: the requests of a test then fall in one one-second window. */
+async function startOfSecond (): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20))
+}
+
+t.test('a client over SANDBOX_TOKEN_RATE_LIMIT gets 429 with Retry-After before anything is signed; others and the API are untouched', async (t) => {
+  const app = await build(t, { tokenRateLimit: 3 })
+  const apiToken = await tokenFor(app)
+  await startOfSecond()
+  const a = await Promise.all(Array.from({ length: 5 }, async () => await tokenRequest(app, 'partner-a', 'partner-a-secret')))
+  t.same(a.map((r) => r.statusCode).sort(), [200, 200, 200, 429, 429], 'three tokens per second for partner-a')
+  const refused = a.find((r) => r.statusCode === 429)!
+  t.equal(refused.headers['x-sandbox-error'], 'SANDBOX_ERR_RATE_LIMITED')
+  t.match(refused.headers, { 'retry-after': '1', 'ratelimit-limit': '3', 'ratelimit-remaining': '0', 'cache-control': /no-store/ })
+  t.match(refused.json(), { status: 429, error: 'Too Many Requests', path: TOKEN_PATH, message: /client 'partner-a' may ask for 3 tokens per second; retry after 1 second/, errors: [] })
+  t.notOk('access_token' in refused.json())
+  t.equal((await tokenRequest(app, 'partner-b', 'partner-b-secret')).statusCode, 200, 'partner-b has a budget of its own')
+  t.equal((await get(app, '/api/banks', apiToken)).statusCode, 200, 'API requests are not counted here')
+  t.equal((await tokenRequest(app, 'partner-a', 'wrong-secret')).statusCode, 401, "a wrong secret naming partner-a does not spend partner-a's budget (it counts against its address)")
+  t.equal((await app.inject({ url: '/auth/realms/sandbox/.well-known/openid-configuration' })).statusCode, 200, 'other identity provider endpoints are not limited')
+
+  await startOfSecond()
+  t.equal((await tokenRequest(app, 'partner-a', 'partner-a-secret')).statusCode, 200, 'the next second has a fresh budget')
+  const posted = await Promise.all(Array.from({ length: 4 }, async () => await tokenRequest(app, 'partner-b', 'partner-b-secret', false)))
+  t.same(posted.map((r) => r.statusCode).sort(), [200, 200, 200, 429], 'client_secret_post requests count against their address')
+  const requests = (await app.inject({ url: '/__sandbox/requests', headers: { authorization: `Bearer ${apiToken}` } })).json().requests as Array<{ status: number, url: string }>
+  t.ok(requests.some((r) => r.status === 429 && r.url === TOKEN_PATH), "the refusal is in partner-a's journal")
+})
+
+t.test('without SANDBOX_TOKEN_RATE_LIMIT token requests are not limited', async (t) => {
+  const app = await build(t)
+  const answers = await Promise.all(Array.from({ length: 12 }, async () => await tokenRequest(app, 'partner-a', 'partner-a-secret')))
+  t.same([...new Set(answers.map((r) => r.statusCode))], [200])
 })

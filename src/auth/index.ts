@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import fp from 'fastify-plugin'
 import middie from '@fastify/middie'
+import { pathOf } from '../path-patterns.js'
 import { headersToRaw } from '../raw-headers.js'
 import type { World } from '../store/world.js'
 import type { SigningKeys } from './keys.js'
@@ -12,8 +13,9 @@ import loginRoutes from './login.js'
 import type { SandboxProvider } from './provider.js'
 import { providerContext, type ProviderContext } from './provider-context.js'
 import { clientOrigins } from './clients.js'
-import { LOGIN_PATH, REALM_PATH } from './realm.js'
+import { LOGIN_PATH, REALM_PATH, ROUTES } from './realm.js'
 import tokenEndpoints from './token-endpoints.js'
+import { TokenRateLimit } from './token-rate-limit.js'
 import { TokenVerifier } from './verify.js'
 
 declare module 'fastify' {
@@ -28,6 +30,8 @@ export interface AuthOptions {
   tokenTtl: number
   lockoutFailures: number
   lockoutSeconds: number
+  /** token requests per second per client (SANDBOX_TOKEN_RATE_LIMIT); 0: no limit */
+  tokenRateLimit: number
   /** The token signing keys, being loaded or made (app.ts starts that first, to overlap the rest of the start). */
   keys: Promise<SigningKeys>
   docsRedirectUri: string
@@ -76,10 +80,17 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   const publicUrl = new URL(opts.publicUrl)
   const basePath = publicUrl.pathname.replace(/\/$/, '')
   let callback: ReturnType<Provider['callback']> | undefined
+  const tokenLimit = opts.tokenRateLimit > 0 ? new TokenRateLimit(opts.tokenRateLimit, opts.world) : undefined
+  const tokenPath = `${REALM_PATH}${ROUTES.token}`
   // The provider in a context of its own: middie's hook then runs for its paths only, never on the API.
   await fastify.register(async (scope) => {
     // before middie's step: the provider writes its answers on the raw response
     scope.addHook('onRequest', (request, reply, done) => {
+      // refused before the provider reads the body or signs anything (an answer in the error shape)
+      if (tokenLimit !== undefined && request.method === 'POST' && pathOf(request.url) === tokenPath) {
+        const refused = tokenLimit.check(request)
+        if (refused !== undefined) return done(refused)
+      }
       headersToRaw(reply)
       opts.onProviderRequest?.(request, reply)
       done()

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
 import { sameSecret } from './same-secret.js'
+import { basicClient } from './token-rate-limit.js'
 import { originAllowed } from './origins.js'
 import { OIDC_PATH } from './realm.js'
 import { TokenError, type AccessClaims, type TokenVerifier } from './verify.js'
@@ -13,20 +14,10 @@ const CLIENT_AUTH_FAILED = 'Invalid client or Invalid client credentials'
 
 /** RFC 6749 2.3.1: client_secret_basic or client_secret_post; the client id, or undefined. */
 function authenticateClient (request: FastifyRequest, world: World): string | undefined {
-  const body = (request.body ?? {}) as Form
-  let id = body.client_id
-  let secret = body.client_secret
   const header = request.headers.authorization
-  if (header?.startsWith('Basic ') === true) {
-    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
-    const colon = decoded.indexOf(':')
-    try {
-      id = decodeURIComponent(decoded.slice(0, colon))
-      secret = decodeURIComponent(decoded.slice(colon + 1))
-    } catch {
-      return undefined // malformed percent-encoding: a failed client authentication, not a 500
-    }
-  }
+  // a Basic header decides (malformed or wrong: a failed client authentication, not a 500)
+  if (header?.startsWith('Basic ') === true) return basicClient(header, world)
+  const { client_id: id, client_secret: secret } = (request.body ?? {}) as Form
   const partner = id === undefined ? undefined : world.partner(id)
   return partner !== undefined && secret !== undefined && sameSecret(partner.secret, secret) ? partner.id : undefined
 }

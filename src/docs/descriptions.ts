@@ -17,7 +17,8 @@ const DECISIONS = [
     '408 a request too slow to arrive, 413 body too large, 415 not JSON, 431 headers too large, 503 overloaded. A JSON null counts as absent.',
   'Rate limit (the sandbox\'s, for a shared hosted sandbox; off unless the operator sets SANDBOX_RATE_LIMIT): each partner may make that many requests per second to /api and /__sandbox together ' +
     '(a request without a token, spec 4.13, counts against its address); above it any operation answers 429 (X-Sandbox-Error SANDBOX_ERR_RATE_LIMITED) with Retry-After, when the partner\'s one-second window ends, ' +
-    'and every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (draft-ietf-httpapi-ratelimit-headers).',
+    'and every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (draft-ietf-httpapi-ratelimit-headers). ' +
+    'The token endpoint has a limit of its own (SANDBOX_TOKEN_RATE_LIMIT, token requests per second per client; off unless set): above it a 429 of the same form with Retry-After: 1. Reuse a token until it expires.',
   'Validation follows Bean Validation: rules of optional fields apply only when present; digit counts (@Digits) parse the value as a decimal number; sizes count characters; unknown body properties are ignored. ' +
     'Rules JSON Schema cannot say (South African ID number, company registration number, name2 of individuals, known bank, product and investment type, default customer not repeated) are checked too and reported the same way.',
   'Paging (spec 2.1): page >= 0, size 1 to 2000 (the maximum is the sandbox\'s), read as Spring reads an Integer parameter (whitespace ignored, sign or hex allowed, empty means the default, a repeated parameter its first value; 1.0 or 1e3 is a 400 typeMismatch); every list carries page and sortResponses: [] besides its named array, even where the spec\'s samples show only the array.',

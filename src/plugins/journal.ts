@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { sameSecret } from '../auth/same-secret.js'
+import { basicClient } from '../auth/token-rate-limit.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
@@ -121,15 +121,8 @@ function withoutTokens (body: string | null): string | null {
 
 /** The client of a token request: an authenticated Basic client, else the client of the token it was given. */
 function tokenClient (request: FastifyRequest, body: string | null, world: World): string | undefined {
-  const header = request.headers.authorization
-  if (header?.startsWith('Basic ') === true) {
-    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
-    const colon = decoded.indexOf(':')
-    try {
-      const partner = world.partner(decodeURIComponent(decoded.slice(0, colon)))
-      if (partner !== undefined && sameSecret(partner.secret, decodeURIComponent(decoded.slice(colon + 1)))) return partner.id
-    } catch { /* malformed: nobody's */ }
-  }
+  const client = basicClient(request.headers.authorization, world)
+  if (client !== undefined) return client
   const token = body === null ? undefined : /"access_token":"[^".]+\.([^".]+)\./.exec(body)?.[1]
   if (token === undefined) return undefined
   try {
