@@ -4,10 +4,33 @@ import type { Partner } from '../store/partner.js'
 import type { PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
 import { webOrigins } from './origins.js'
+import { sameSecret } from './same-secret.js'
 import { GRANT_TYPES, SUPPORTED_SCOPES } from './realm.js'
 
 /** The partner an OAuth client acts for: the partner itself (confidential) or the owner of a public client. */
 export interface ClientOwner { partner: Partner, publicClient?: PublicClient }
+
+/**
+ * The verified client of an HTTP Basic header (RFC 6749 2.3.1, client_secret_basic): its id when the secret
+ * is that partner's, undefined when the header is absent, malformed or wrong.
+ */
+export function basicClient (header: string | undefined, world: World): string | undefined {
+  if (header?.startsWith('Basic ') !== true) return undefined
+  const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon < 0) return undefined
+  try {
+    return confidentialClient(world, decodeURIComponent(decoded.slice(0, colon)), decodeURIComponent(decoded.slice(colon + 1)))
+  } catch {
+    return undefined // malformed percent-encoding
+  }
+}
+
+/** The partner whose client id and secret these are (compared in constant time), else undefined. */
+export function confidentialClient (world: World, id: string | undefined, secret: string | undefined): string | undefined {
+  const partner = id === undefined ? undefined : world.partner(id)
+  return partner !== undefined && secret !== undefined && sameSecret(partner.secret, secret) ? partner.id : undefined
+}
 
 export function ownerOf (world: World, clientId: string): ClientOwner | undefined {
   const partner = world.partner(clientId)

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
 import type { World } from '../store/world.js'
-import { sameSecret } from './same-secret.js'
-import { basicClient } from './token-rate-limit.js'
+import { basicClient, confidentialClient } from './clients.js'
 import { originAllowed } from './origins.js'
 import { OIDC_PATH } from './realm.js'
 import { TokenError, type AccessClaims, type TokenVerifier } from './verify.js'
@@ -18,8 +17,7 @@ function authenticateClient (request: FastifyRequest, world: World): string | un
   // a Basic header decides (malformed or wrong: a failed client authentication, not a 500)
   if (header?.startsWith('Basic ') === true) return basicClient(header, world)
   const { client_id: id, client_secret: secret } = (request.body ?? {}) as Form
-  const partner = id === undefined ? undefined : world.partner(id)
-  return partner !== undefined && secret !== undefined && sameSecret(partner.secret, secret) ? partner.id : undefined
+  return confidentialClient(world, id, secret)
 }
 
 function oauthError (reply: FastifyReply, status: number, error: string, description: string): FastifyReply {

@@ -1,24 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { SandboxError } from '../errors.js'
 import type { World } from '../store/world.js'
-import { sameSecret } from './same-secret.js'
-
-/**
- * The verified client of an HTTP Basic header (RFC 6749 2.3.1, client_secret_basic): its id when the secret
- * is that partner's, undefined when the header is absent, malformed or wrong.
- */
-export function basicClient (header: string | undefined, world: World): string | undefined {
-  if (header?.startsWith('Basic ') !== true) return undefined
-  const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
-  const colon = decoded.indexOf(':')
-  if (colon < 0) return undefined
-  try {
-    const partner = world.partner(decodeURIComponent(decoded.slice(0, colon)))
-    return partner !== undefined && sameSecret(partner.secret, decodeURIComponent(decoded.slice(colon + 1))) ? partner.id : undefined
-  } catch {
-    return undefined // malformed percent-encoding
-  }
-}
+import { basicClient } from './clients.js'
 
 /**
  * Token requests per second per client for a hosted sandbox (SANDBOX_TOKEN_RATE_LIMIT). An access token

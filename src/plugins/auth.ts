@@ -110,7 +110,6 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
 
 export default fp(authPlugin, { name: 'sandbox-auth' })
 
-/** The tenant of a request that passed the auth hooks (routes use it right away). */
 /**
  * Now on the clock of the request's partner (issue 11: error timestamps and the "today" of validation rules
  * follow it), else real time. Reads the verified token, so it works before the Agent-Id is bound.
@@ -120,6 +119,7 @@ export function partnerNow (request: FastifyRequest): number {
   return (clientId === undefined ? undefined : request.server.world.partner(clientId)?.now()) ?? Date.now()
 }
 
+/** The tenant of a request that passed the auth hooks (routes use it right away). */
 export function tenantOf (request: FastifyRequest): Tenant {
   if (request.tenant === null) throw new SandboxError('SANDBOX_ERR_INTERNAL', 'Internal Server Error')
   return request.tenant

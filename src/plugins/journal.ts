@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { basicClient } from '../auth/token-rate-limit.js'
+import { basicClient } from '../auth/clients.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
