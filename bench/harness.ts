@@ -23,6 +23,8 @@ export const MESSAGE = JSON.stringify({ message: 'YOUR STATEMENT FOR OCTOBER IS 
 export const DURATION = positive('BENCH_DURATION', 10)
 export const ROUNDS = 4
 export const WARMUP = positive('BENCH_WARMUP', 3)
+/** Seconds of unmeasured load right before each measured round (see compare). */
+export const REWARM = 1
 export const CONNECTIONS = positive('BENCH_CONNECTIONS', 50)
 export const LOG_LEVEL = process.env.BENCH_LOG_LEVEL
 export const CPU_PROF = process.env.BENCH_CPU_PROF === '1'
@@ -243,8 +245,24 @@ export interface Contender {
 }
 
 /**
- * Warm-up for each, then ROUNDS rounds of DURATION/ROUNDS seconds each, the order reversed every
- * round (A B C, C B A) so that no contender always runs first or last.
+ * The order of round r: the contenders rotated by r (A B C D, B C D A, C D A B, D A B C), so that over the
+ * rounds each takes every place once and waits about as long between its rounds as the others. Reversing
+ * every other round (A B C D, D C B A) gave the first contender waits of none and of the whole order, and a
+ * contender that had waited longest was measured slowest (bench/ab.ts, four sandboxes of one build,
+ * 2026-11-24: 55-59 us of CPU per W2 request for the first against 48-51 for the middle ones, run after run);
+ * compare's re-warm below removes what is left of that.
+ */
+export function roundOrder<T> (contenders: readonly T[], round: number): T[] {
+  const shift = round % contenders.length
+  return [...contenders.slice(shift), ...contenders.slice(0, shift)]
+}
+
+/**
+ * Warm-up for each, then ROUNDS rounds of DURATION/ROUNDS seconds each, in the order of roundOrder, each
+ * round preceded by REWARM seconds of the same load that are not measured: a contender that had been idle
+ * for some twenty seconds while the others loaded both cores spent up to a fifth more CPU per request in its
+ * next round, bare Fastify as much as the sandbox (ab.ts, 2026-11-24: four sandboxes of one build at 46-61
+ * us per W2 request by round, 44-52 with the re-warm; bare Fastify 26-32 against 22-25).
  */
 export async function compare (label: string, contenders: Contender[], connections = CONNECTIONS): Promise<Record<string, Measured>> {
   for (const c of contenders) {
@@ -255,10 +273,12 @@ export async function compare (label: string, contenders: Contender[], connectio
   const cpu = new Map<string, number>(contenders.map((c) => [c.key, 0]))
   const after = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
   for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? contenders : [...contenders].reverse()
+    const order = roundOrder(contenders, r)
     for (const c of order) {
       await c.before?.()
       const options = await c.options()
+      // steady state: a process that sat idle while the others ran met its round slower (bare Fastify too)
+      await autocannon({ ...options, connections, duration: REWARM, skipAggregateResult: true })
       await pause(500)
       const before = c.server.cpuSeconds()
       const result = await autocannon({ ...options, connections, duration: DURATION / ROUNDS, skipAggregateResult: true })

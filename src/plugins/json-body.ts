@@ -24,14 +24,18 @@ export function withoutNulls (value: unknown, depth = 0): unknown {
     })
     return changed ? out : value
   }
+  // for-in, not Object.entries: every body passes here, and the usual one should allocate nothing
+  const object = value as Record<string, unknown>
   let out: Record<string, unknown> | undefined
-  for (const [k, v] of Object.entries(value)) {
+  for (const k in object) {
+    if (!Object.hasOwn(object, k)) continue
+    const v = object[k]
     const w = v === null ? undefined : withoutNulls(v, depth + 1)
     if (out === undefined && w !== v) {
       out = {}
-      for (const [k2, v2] of Object.entries(value)) {
+      for (const k2 in object) {
         if (k2 === k) break
-        out[k2] = v2
+        if (Object.hasOwn(object, k2)) out[k2] = object[k2]
       }
     }
     if (out !== undefined && w !== undefined) out[k] = w

@@ -31,7 +31,8 @@ const HAS_SECRET_PARAM = new RegExp(`[?&]${SECRET_NAMES}=`, 'i')
 /** The URL as it may appear in a log line. */
 export function loggableUrl<T extends string | undefined> (url: T): T {
   // any object logged under "req" comes through here, not only requests: no url, nothing to mask
-  return (typeof url === 'string' && HAS_SECRET_PARAM.test(url) ? url.replace(SECRET_PARAMS, '$1[REDACTED]') : url) as T
+  // (a parameter needs its "=": most URLs are settled by that one character, without the regular expression)
+  return (typeof url === 'string' && url.includes('=') && HAS_SECRET_PARAM.test(url) ? url.replace(SECRET_PARAMS, '$1[REDACTED]') : url) as T
 }
 
 /**
