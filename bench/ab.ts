@@ -1,4 +1,4 @@
-// A/B of builds: W1 or W2 against several built sandboxes and bare Fastify, in alternating rounds
+// A/B of builds: W1 or W2 against several built sandboxes and bare Fastify, in rounds of rotating order
 // (bench/harness.ts), to measure one change: copy dist/ elsewhere before the change (the copy must sit in a
 // directory beside a package.json and node_modules, e.g. a symlinked checkout), rebuild, then
 //   npx tsx bench/ab.ts w1 'before|/tmp/ab/dist|' 'after|dist|' 'after-no-journal|dist|SANDBOX_JOURNAL_SIZE=0'

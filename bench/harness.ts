@@ -1,4 +1,4 @@
-// The bench harness: servers under test in child processes, autocannon comparisons in alternating rounds,
+// The bench harness: servers under test in child processes, autocannon comparisons in rounds of rotating order,
 // and the table printer (bench/run.ts and the workload files use it).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'

@@ -1,6 +1,6 @@
 // npm run bench, second part: the cost of the request journal (issue 12). W1 and W2 against two built
 // sandboxes side by side, one with the journal at its default size and one with SANDBOX_JOURNAL_SIZE=0, in
-// alternating rounds (bench/harness.ts); then the resident memory of a sandbox whose partners each filled
+// rounds of rotating order (bench/harness.ts); then the resident memory of a sandbox whose partners each filled
 // their journal. Knobs: BENCH_DURATION (seconds per workload and sandbox, default 10, in 4 rounds),
 // BENCH_WARMUP, BENCH_CONNECTIONS (50), BENCH_JOURNAL_PARTNERS (partners whose journals are filled, default
 // 100), BENCH_JOURNAL_SIZE (the journal's size in the "on" sandbox; default the product's, 200).

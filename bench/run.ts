@@ -1,6 +1,6 @@
 // npm run bench: the built sandbox (node dist/cli.js) against a bare Fastify baseline (bench/baseline.ts),
 // each in a child process of its own on 127.0.0.1, measured with autocannon from this process in
-// alternating rounds so that both see the same machine conditions. Prints a table and writes
+// rounds of rotating order so that all see the same machine conditions. Prints a table and writes
 // bench/results/latest.json. Knobs (environment): BENCH_DURATION (seconds per target and workload,
 // default 10, split in 4 rounds), BENCH_WARMUP (default 3), BENCH_CONNECTIONS (default 50),
 // BENCH_LOG_LEVEL (default: the product's default, info), BENCH_CPU_PROF=1 (V8 CPU profiles of the
@@ -17,7 +17,7 @@ import autocannon from 'autocannon'
 import { largePartnerCreates } from './durable.js'
 import { manyPartners } from './partners.js'
 import { coldStarts } from './startup.js'
-import { AGENT_ID, CLIENT, CONNECTIONS, CPU_PROF, CUSTOMER_ID, DURATION, LOG_LEVEL, RESULTS, ROUNDS, TOKEN_PATH, W1_PATH, W2_PATH, WARMUP, compare, fmt, once, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, apiHeaders, clientToken, type Measured, type Server } from './harness.js'
+import { AGENT_ID, CLIENT, CONNECTIONS, CPU_PROF, CUSTOMER_ID, DURATION, LOG_LEVEL, RESULTS, REWARM, ROUNDS, TOKEN_PATH, W1_PATH, W2_PATH, WARMUP, compare, fmt, once, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, apiHeaders, clientToken, type Measured, type Server } from './harness.js'
 
 const TOKEN_CONNECTIONS = 10
 const TOKEN_DURATION = 5
@@ -217,7 +217,7 @@ async function main (): Promise<void> {
     lines.push(`  load average before ${load0.map((x) => x.toFixed(2)).join(' ')}, after ${load1.map((x) => x.toFixed(2)).join(' ')} (other work on the machine makes the figures noisy)`)
     lines.push(`  sandbox: node dist/cli.js, scenario default, LOG_LEVEL ${logLevel}${CPU_PROF ? ', with --cpu-prof' : ''}`)
     lines.push('  baseline: bare Fastify (no logger, no schemas, no token check) sent the same request bytes (token included, issued by a reference sandbox that is not measured)')
-    lines.push(`  autocannon in this process, ${CONNECTIONS} connections, ${WARMUP} s warm-up, then ${ROUNDS} alternating rounds of ${DURATION / ROUNDS} s per contender; loopback only`)
+    lines.push(`  autocannon in this process, ${CONNECTIONS} connections, ${WARMUP} s warm-up, then ${ROUNDS} rounds of ${DURATION / ROUNDS} s per contender (order rotated each round, each after ${REWARM} s of unmeasured load); loopback only`)
     lines.push('  W2 rounds of a sandbox start from the default data (POST /__sandbox/reset before each)')
     lines.push('')
     lines.push(table([
