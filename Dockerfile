@@ -30,10 +30,11 @@ COPY console ./console
 # /data is the place for durable data; it is used only when SANDBOX_DATA_DIR=/data is set, e.g.
 #   docker run -v sandbox-data:/data -e SANDBOX_DATA_DIR=/data -p 8080:8080 <image>
 RUN mkdir -p /data && chown node:node /data
-# Node's compile cache, filled while the image is built: every container starts with the sandbox's modules
-# (and the identity provider's, loaded at its first use) already compiled
+# Node's compile cache, filled while the image is built: every container starts with the sandbox's bundle
+# (dist/bundle*.js, scripts/bundle.mjs) and the identity provider (loaded at its first use) already compiled.
+# Loading the chunks runs no server: only dist/bundle.js itself starts one.
 ENV NODE_COMPILE_CACHE=/app/.node-compile-cache
-RUN node -e "Promise.all([import('./dist/server.js'), import('./dist/auth/provider.js')]).then(() => {}, (e) => { console.error(e); process.exit(1) })" \
+RUN node -e "const chunks = require('node:fs').readdirSync('dist').filter((f) => /^bundle-.+\.js$/.test(f)); Promise.all(chunks.map((f) => import('./dist/' + f))).then(() => {}, (e) => { console.error(e); process.exit(1) })" \
     && chown -R node:node /app/.node-compile-cache
 VOLUME /data
 USER node

@@ -1,9 +1,9 @@
-// `npm start`'s build step: compiles src/ to dist/ only when a source changed since the last build.
+// `npm start`'s build step: builds dist/ as `npm run build` does, only when a source changed since the last build.
 // A changed, added or removed file gives its file or its directory a newer mtime than dist/.build-stamp
 // (so does a `git pull`, which writes the files it changes), and the stamp takes the time the build
 // started, so an edit made during a build is seen at the next start. Plain JavaScript: no loader to wait for.
 import { spawnSync } from 'node:child_process'
-import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 // the project's root, or the directory given (the tests build a small project of their own)
@@ -11,6 +11,9 @@ const root = process.argv[2] ?? new URL('..', import.meta.url).pathname
 const stamp = join(root, 'dist', '.build-stamp')
 const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname
 const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']
+const lock = join(root, 'dist', '.build-lock')
+// a build takes seconds: a lock this old was left by a build that was killed
+const STALE_LOCK_MS = 120_000
 
 /** The newest mtime of a file, or of a directory and everything under it. */
 function newest (path) {
@@ -21,15 +24,48 @@ function newest (path) {
   return t
 }
 
-const built = statSync(stamp, { throwIfNoEntry: false })?.mtimeMs ?? 0
-const changed = Math.max(...inputs.map((p) => newest(join(root, p))))
-if (changed >= built) {
+/**
+ * One build at a time: a second start (or a test) that finds a build under way waits for it, then finds
+ * its stamp and builds nothing; two builds at once would write and delete each other's files.
+ */
+function takeLock () {
+  mkdirSync(join(root, 'dist'), { recursive: true })
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      return
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+    }
+    const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs
+    if (since !== undefined && Date.now() - since > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true })
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100)
+  }
+}
+
+/** Builds when an input is newer than the stamp; the exit status of the step that failed, else 0. */
+function buildIfChanged () {
+  const built = statSync(stamp, { throwIfNoEntry: false })?.mtimeMs ?? 0
+  const changed = Math.max(...inputs.map((p) => newest(join(root, p))))
+  if (changed < built) return 0
   const started = new Date()
-  const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' })
-  if (build.status !== 0) process.exit(build.status ?? 1)
-  // as `npm run build`: the built-in data checked once, and listed for the starts of this build
-  const verify = spawnSync(process.execPath, [new URL('verify-data.mjs', import.meta.url).pathname, root], { cwd: root, stdio: 'inherit' })
-  if (verify.status !== 0) process.exit(verify.status ?? 1)
+  // as `npm run build`: TypeScript, the modules bundled (dist/cli.js loads the bundle), then the built-in
+  // data checked once and listed for the starts of this build
+  const steps = [[tsc, '-p', 'tsconfig.build.json'], [new URL('bundle.mjs', import.meta.url).pathname, root], [new URL('verify-data.mjs', import.meta.url).pathname, root]]
+  for (const args of steps) {
+    const step = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' })
+    if (step.status !== 0) return step.status ?? 1
+  }
   writeFileSync(stamp, '')
   utimesSync(stamp, started, started)
+  return 0
 }
+
+takeLock()
+let status = 1
+try {
+  status = buildIfChanged()
+} finally {
+  rmSync(lock, { recursive: true, force: true })
+}
+process.exit(status)

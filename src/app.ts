@@ -18,13 +18,14 @@ import securityHeaders from './plugins/security-headers.js'
 import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
+import { PACKAGE_JSON } from './files.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { ConsoleSessions, sessionClaims } from './routes/console.js'
 import sandbox from './routes/sandbox/index.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 
-const SANDBOX_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+const SANDBOX_VERSION = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version
 
 /** Options that must be given when the Fastify instance is made (the rest of the app is the plugin below). */
 export function serverOptions (config: Config): FastifyHttpOptions<Server> {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, OPTIONS, fromEnv, loadConfig, type Config } from './config.js'
+import { PACKAGE_JSON } from './files.js'
 
 const NAME = 'banking-sandbox'
 
@@ -75,7 +76,7 @@ async function main (): Promise<void> {
       return
     }
     if (flags === 'version') {
-      const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+      const pkg = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }
       process.stdout.write(`${pkg.version}\n`)
       return
     }

@@ -1,11 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { logGenerations, readPartnerFiles } from '../src/store/persistence.js'
 import type { PartnerSnapshot } from '../src/store/records.js'
+import { ensureBuilt, kill, startCli, type Started } from './built.js'
 
 /*
  * The durability promise, tested for real: the built server runs as a child process with a data dir, a
@@ -14,74 +13,21 @@ import type { PartnerSnapshot } from '../src/store/records.js'
  * answered 200: on the default scenario, and on the large one (an 84 MB snapshot beside a small log).
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = join(ROOT, 'dist', 'cli.js')
 const CYCLES = 20
 // each start of the large scenario reads its 84 MB snapshot: a few cycles keep the test short
 const LARGE_CYCLES = 3
 const WRITERS = 6
 
-function newest (dir: string, ext: string): number {
-  let max = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) max = Math.max(max, newest(path, ext))
-    else if (entry.name.endsWith(ext)) max = Math.max(max, statSync(path).mtimeMs)
-  }
-  return max
-}
-
-/** dist/ as `npm run build` makes it, rebuilt when missing or older than src/ (the test must run today's code). */
-function ensureBuilt (): void {
-  if (existsSync(CLI) && newest(join(ROOT, 'dist'), '.js') >= newest(join(ROOT, 'src'), '.ts')) return
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' })
-  if (tsc.status !== 0 && !existsSync(CLI)) throw new Error(`npm run build failed: ${tsc.stdout}${tsc.stderr}`)
-}
-
-interface Server { child: ChildProcess, port: number, stderr: () => string }
-
-/** Starts the built CLI on a free port; resolves once it listens (or with port 0 if it was killed first). */
-function startServer (dataDir: string, scenario: string, killAfterMs?: number): Promise<Server> {
-  const child = spawn(process.execPath, [CLI], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      SANDBOX_DATA_DIR: dataDir,
-      SANDBOX_SCENARIO: scenario,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      // a busy CI machine must not turn creates into 503s: this test is about the disk
-      SANDBOX_MAX_EVENT_LOOP_DELAY: '60000'
-    },
-    stdio: ['ignore', 'ignore', 'pipe']
-  })
-  let err = ''
-  let port = 0
-  return new Promise((resolve, reject) => {
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString()
-      const m = /listening on [^\s:]+:(\d+)/.exec(err)
-      if (m !== null && port === 0) {
-        port = Number(m[1])
-        if (killAfterMs === undefined) resolve({ child, port, stderr: () => err })
-      }
-    })
-    child.on('exit', (code, signal) => {
-      if (timer !== undefined) clearTimeout(timer)
-      // killed on purpose: port 0 says the kill came before it listened
-      if (signal === 'SIGKILL' && killAfterMs !== undefined) resolve({ child, port, stderr: () => err })
-      else reject(new Error(`the sandbox exited (${code ?? signal}) before listening:\n${err}`))
-    })
-  })
-}
-
-async function kill (child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGKILL')
-  await exited
+/** dist/ as `npm run build` makes it, built again when a source changed (npm start's build step): the test runs today's code. */
+/** The built CLI with a data dir and scenario (see startCli). */
+function startServer (dataDir: string, scenario: string, killAfterMs?: number): Promise<Started> {
+  return startCli({
+    SANDBOX_DATA_DIR: dataDir,
+    SANDBOX_SCENARIO: scenario,
+    LOG_LEVEL: 'warn',
+    // a busy CI machine must not turn creates into 503s: this test is about the disk
+    SANDBOX_MAX_EVENT_LOOP_DELAY: '60000'
+  }, killAfterMs)
 }
 
 const PARTNERS = {
@@ -184,7 +130,7 @@ async function checkFiles (dataDir: string, acked: Acked[]): Promise<{ missing: 
 async function crashCycles (t: Test, scenario: string, cycles: number): Promise<void> {
   ensureBuilt()
   const dataDir = mkdtempSync(join(tmpdir(), 'sandbox-crash-'))
-  let server: Server | undefined
+  let server: Started | undefined
   t.teardown(async () => {
     if (server !== undefined) await kill(server.child)
     rmSync(dataDir, { recursive: true, force: true })

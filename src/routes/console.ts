@@ -8,6 +8,7 @@ import { sameSecret } from '../auth/same-secret.js'
 import type { AccessClaims } from '../auth/verify.js'
 import { SandboxError } from '../errors.js'
 import type { World } from '../store/world.js'
+import { PACKAGE_JSON, ROOT } from '../files.js'
 
 /*
  * The partner console (/console): static files of console/ and the UI library it uses, served from the
@@ -31,8 +32,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD'])
 
 interface Session { partnerId: string, csrf: string, expires: number }
 
-const require = createRequire(import.meta.url)
-const CONSOLE_DIR = new URL('../../console/', import.meta.url)
+const require = createRequire(PACKAGE_JSON)
+const CONSOLE_DIR = new URL('console/', ROOT)
 
 /** Every file the console page loads: its own, then the library's (read once at start). */
 const FILES: Record<string, { type: string, path: string | URL }> = {

@@ -7,8 +7,9 @@ import type { Product } from '../schemas/products.js'
 import type { Reference } from '../schemas/reference.js'
 import { DataError, checkAgainst } from './check.js'
 import { checkEverything, type Verified } from './verified.js'
+import { ROOT } from '../files.js'
 
-export const FIXTURES_DIR = new URL('../../fixtures/', import.meta.url)
+export const FIXTURES_DIR = new URL('fixtures/', ROOT)
 
 function readJson (name: string): { json: Record<string, unknown>, text: string } {
   const url = new URL(name, FIXTURES_DIR)

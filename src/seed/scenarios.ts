@@ -9,9 +9,10 @@ import type { CustomerMessageRequest } from '../schemas/messages.js'
 import { DataError, checkAgainst, failOnRuleErrors } from './check.js'
 import type { Reference } from '../schemas/reference.js'
 import { checkEverything, type Verified } from './verified.js'
+import { ROOT } from '../files.js'
 import { ScenarioSchema, type Generate, type PartnerDef, type Scenario } from './scenario-schema.js'
 
-export const SCENARIOS_DIR = new URL('../../scenarios/', import.meta.url)
+export const SCENARIOS_DIR = new URL('scenarios/', ROOT)
 
 type Entry<T> = T & { agentId: string }
 export type CustomerEntry = Entry<CustomerCreateRequest & { customerId: string, defaultAccountNumber?: string }>

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { CODE_DIR, ROOT } from '../files.js'
 
 /*
  * The built-in data files (fixtures/, scenarios/) that passed every check when this build was made:
@@ -18,13 +19,13 @@ export const checkEverything: Verified = () => false
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
 
-/** dist/verified-data.json beside dist/seed/; src/verified-data.json (never written) from the sources. */
-export const VERIFIED_DATA = new URL('../verified-data.json', import.meta.url)
+/** dist/verified-data.json in the built code; src/verified-data.json (never written) from the sources. */
+export const VERIFIED_DATA = new URL('verified-data.json', CODE_DIR)
 
 export interface VerifiedList { files: Record<string, string> }
 
 /** The list of a build, checked against the fixtures as they are now; anything unreadable trusts nothing. */
-export function loadVerified (list: URL = VERIFIED_DATA, root: URL = new URL('../../', import.meta.url)): Verified {
+export function loadVerified (list: URL = VERIFIED_DATA, root: URL = ROOT): Verified {
   let files: Record<string, string>
   try {
     files = (JSON.parse(readFileSync(list, 'utf8')) as VerifiedList).files

@@ -1,0 +1,57 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/*
+ * The built sandbox (dist/, as `npm run build` makes it) run as a child process, for the tests that need the
+ * real command: the crash test and the test of the bundle.
+ */
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+export const CLI = join(ROOT, 'dist', 'cli.js')
+
+/** dist/ as `npm run build` makes it, built again when a source changed (npm start's build step): the test runs today's code. */
+export function ensureBuilt (): void {
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-changed.mjs')], { cwd: ROOT, encoding: 'utf8' })
+  if (build.status !== 0) throw new Error(`the build failed: ${build.stdout}${build.stderr}`)
+}
+
+export interface Started { child: ChildProcess, port: number, stderr: () => string }
+
+/**
+ * Starts dist/cli.js on a free port of 127.0.0.1 with these variables; resolves once it listens, or, when
+ * killAfterMs is given, once that SIGKILL ended it (port 0 if that came before it listened).
+ */
+export function startCli (env: NodeJS.ProcessEnv, killAfterMs?: number): Promise<Started> {
+  const child = spawn(process.execPath, [CLI], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let err = ''
+  let port = 0
+  return new Promise((resolve, reject) => {
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString()
+      const m = /listening on [^\s:]+:(\d+)/.exec(err)
+      if (m !== null && port === 0) {
+        port = Number(m[1])
+        if (killAfterMs === undefined) resolve({ child, port, stderr: () => err })
+      }
+    })
+    child.on('exit', (code, signal) => {
+      if (timer !== undefined) clearTimeout(timer)
+      // killed on purpose: port 0 says the kill came before it listened
+      if (signal === 'SIGKILL' && killAfterMs !== undefined) resolve({ child, port, stderr: () => err })
+      else reject(new Error(`the sandbox exited (${code ?? signal}) before listening:\n${err}`))
+    })
+  })
+}
+
+export async function kill (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGKILL')
+  await exited
+}
