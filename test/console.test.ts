@@ -25,6 +25,11 @@ t.test('the console page and the files it loads are served by the sandbox itself
     t.ok(res.body.length > 1000, `${src[1]} has content`)
   }
   t.notMatch(page.body, /https?:\/\/(?!localhost)[a-z]/i, 'no file from elsewhere (no CDN)')
+  const csp = String(page.headers['content-security-policy'])
+  t.match(csp, /default-src 'none'/, 'a Content-Security-Policy: nothing allowed unless named')
+  t.match(csp, /script-src 'self' 'unsafe-eval'(;|$)/, "scripts from the sandbox only: no inline script ('unsafe-inline'), no other host")
+  t.match(csp, /frame-ancestors 'none'/, 'never framed')
+  t.notMatch(page.body, /<script(?![^>]*\ssrc=)[^>]*>/, 'no inline script on the page (the policy would refuse it)')
   t.equal((await app.inject({ url: '/console/static/../package.json' })).statusCode, 404)
   t.equal((await app.inject({ url: '/console/static/secret.js' })).statusCode, 404)
 })
