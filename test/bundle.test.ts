@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { CLI, ROOT, ensureBuilt, kill, startCli } from './built.js'
 
@@ -15,7 +16,7 @@ const REPORT_LOADS = 'data:text/javascript,' + encodeURIComponent(
   "import m from 'node:module'; m.registerHooks({ load (url, context, next) { if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n'); return next(url, context) } })"
 )
 
-const dist = `file://${join(ROOT, 'dist')}/`
+const dist = `${pathToFileURL(join(ROOT, 'dist')).href}/`
 
 t.test('the built command loads the bundle, not the compiled modules, and serves what lives in files beside it', async (t) => {
   ensureBuilt()

@@ -18,7 +18,6 @@ const CYCLES = 20
 const LARGE_CYCLES = 3
 const WRITERS = 6
 
-/** dist/ as `npm run build` makes it, built again when a source changed (npm start's build step): the test runs today's code. */
 /** The built CLI with a data dir and scenario (see startCli). */
 function startServer (dataDir: string, scenario: string, killAfterMs?: number): Promise<Started> {
   return startCli({
