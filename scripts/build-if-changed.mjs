@@ -2,14 +2,13 @@
 // A changed, added or removed file gives its file or its directory a newer mtime than dist/.build-stamp
 // (so does a `git pull`, which writes the files it changes), and the stamp takes the time the build
 // started, so an edit made during a build is seen at the next start. Plain JavaScript: no loader to wait for.
-import { spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { build } from './build.mjs'
 
 // the project's root, or the directory given (the tests build a small project of their own)
 const root = process.argv[2] ?? new URL('..', import.meta.url).pathname
 const stamp = join(root, 'dist', '.build-stamp')
-const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname
 const inputs = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']
 const lock = join(root, 'dist', '.build-lock')
 // a build takes seconds: a lock this old was left by a build that was killed
@@ -49,13 +48,8 @@ function buildIfChanged () {
   const changed = Math.max(...inputs.map((p) => newest(join(root, p))))
   if (changed < built) return 0
   const started = new Date()
-  // as `npm run build`: TypeScript, the modules bundled (dist/cli.js loads the bundle), then the built-in
-  // data checked once and listed for the starts of this build
-  const steps = [[tsc, '-p', 'tsconfig.build.json'], [new URL('bundle.mjs', import.meta.url).pathname, root], [new URL('verify-data.mjs', import.meta.url).pathname, root]]
-  for (const args of steps) {
-    const step = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' })
-    if (step.status !== 0) return step.status ?? 1
-  }
+  const status = build(root)
+  if (status !== 0) return status
   writeFileSync(stamp, '')
   utimesSync(stamp, started, started)
   return 0
