@@ -16,20 +16,24 @@ export function ensureBuilt (): void {
   if (build.status !== 0) throw new Error(`the build failed: ${build.stdout}${build.stderr}`)
 }
 
-export interface Started { child: ChildProcess, port: number, stderr: () => string }
+export interface Started { child: ChildProcess, port: number, stderr: () => string, stdout: () => string }
 
 /**
- * Starts dist/cli.js on a free port of 127.0.0.1 with these variables; resolves once it listens, or, when
- * killAfterMs is given, once that SIGKILL ended it (port 0 if that came before it listened).
+ * Starts dist/cli.js on a free port of 127.0.0.1 with these variables (and these options of node's own before
+ * it); resolves once it listens, or, when killAfterMs is given, once that SIGKILL ended it (port 0 if that came
+ * before it listened).
  */
-export function startCli (env: NodeJS.ProcessEnv, killAfterMs?: number): Promise<Started> {
-  const child = spawn(process.execPath, [CLI], {
+export function startCli (env: NodeJS.ProcessEnv, killAfterMs?: number, nodeOptions: string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [...nodeOptions, CLI], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'ignore', 'pipe']
+    stdio: ['ignore', 'pipe', 'pipe']
   })
   let err = ''
+  let out = ''
   let port = 0
+  const started = (): Started => ({ child, port, stderr: () => err, stdout: () => out })
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString() })
   return new Promise((resolve, reject) => {
     const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
     child.stderr!.on('data', (d: Buffer) => {
@@ -37,13 +41,13 @@ export function startCli (env: NodeJS.ProcessEnv, killAfterMs?: number): Promise
       const m = /listening on [^\s:]+:(\d+)/.exec(err)
       if (m !== null && port === 0) {
         port = Number(m[1])
-        if (killAfterMs === undefined) resolve({ child, port, stderr: () => err })
+        if (killAfterMs === undefined) resolve(started())
       }
     })
     child.on('exit', (code, signal) => {
       if (timer !== undefined) clearTimeout(timer)
       // killed on purpose: port 0 says the kill came before it listened
-      if (signal === 'SIGKILL' && killAfterMs !== undefined) resolve({ child, port, stderr: () => err })
+      if (signal === 'SIGKILL' && killAfterMs !== undefined) resolve(started())
       else reject(new Error(`the sandbox exited (${code ?? signal}) before listening:\n${err}`))
     })
   })

@@ -52,3 +52,50 @@ t.test('the built command loads the bundle, not the compiled modules, and serves
   t.ok(ours.includes('bundle.js') && ours.some((f) => /^bundle-server-.+\.js$/.test(f)), `the bundle and its server chunk are loaded (${ours.join(', ')})`)
   t.same(ours.filter((f) => f !== 'cli.js' && !/^bundle(-.+)?\.js$/.test(f)), [], 'no compiled module of dist/ besides cli.js')
 })
+
+// node's own options and a module loaded before the command. The first SIGUSR2 runs a full garbage collection
+// (from a signal's callback, so with no tick object of Node's in use), the way one can happen at any moment
+// under load; the second prints V8's own description of process.nextTick (with its feedback: what V8 learnt
+// about each operation in it), then exits. V8 writes that to stdout itself, which drops what a full pipe
+// refuses unless the pipe blocks
+const PROBE_NEXT_TICK = ['--allow-natives-syntax', '--expose-gc', '--import=data:text/javascript,' + encodeURIComponent(`
+  let signals = 0
+  process.on('SIGUSR2', () => {
+    if (++signals === 1) return gc()
+    process.stdout._handle.setBlocking(true)
+    new Function('f', 'return %DebugPrint(f)')(process.nextTick)
+    process.exit(0)
+  })`
+)]
+
+t.test("Node's process.nextTick keeps building its tick objects on V8's fast path after a full garbage collection", async (t) => {
+  ensureBuilt()
+  const server = await startCli({ LOG_LEVEL: 'warn' }, undefined, PROBE_NEXT_TICK)
+  t.teardown(async () => await kill(server.child))
+  const base = `http://127.0.0.1:${server.port}`
+  const token = await (await fetch(`${base}/auth/realms/sandbox/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from('partner-a:partner-a-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials'
+  })).json() as { access_token: string }
+  const load = async (): Promise<void> => {
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(Array.from({ length: 20 }, async () => {
+        const res = await fetch(`${base}/api/banks`, { headers: { authorization: `Bearer ${token.access_token}`, 'agent-id': '1001' } })
+        await res.arrayBuffer()
+      }))
+    }
+  }
+  await load()
+  server.child.kill('SIGUSR2')
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  await load()
+  const closed = new Promise((resolve) => server.child.once('close', resolve))
+  server.child.kill('SIGUSR2')
+  await closed
+  // the tick object's literal: one slot per property. A slot that saw a second shape is MEGAMORPHIC for good,
+  // and then every tick object is built in V8's runtime (src/cli.ts keeps one tick object alive against that)
+  const states = [...server.stdout().matchAll(/slot #\d+ DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1])
+  t.ok(states.length >= 2, `the description names the literal's slots (${states.length}): ${server.stdout().slice(0, 200)}`)
+  t.same(states.filter((s) => s === 'MEGAMORPHIC'), [], `no slot of the tick object's literal is megamorphic (${states.join(', ')})`)
+})
