@@ -33,9 +33,12 @@ async function fillJournals (s: Server): Promise<void> {
   }
 }
 
+/** A change in percent with its sign: +3.8% or -5.8%. */
+const signedPercent = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`
+
 const row = (label: string, m: Record<string, Measured>): string[][] => [
   [`${label}, journal on / off`, `${m.on.rps.toFixed(0)} / ${m.off.rps.toFixed(0)} req/s`, `${(100 * m.on.rps / m.off.rps).toFixed(1)}% (target >= ${TARGET * 100}%)`],
-  [`${label} CPU per request, journal on / off`, `${m.on.cpuUsPerRequest.toFixed(0)} / ${m.off.cpuUsPerRequest.toFixed(0)} µs`, `+${(100 * (m.on.cpuUsPerRequest / m.off.cpuUsPerRequest - 1)).toFixed(1)}%`]
+  [`${label} CPU per request, journal on / off`, `${m.on.cpuUsPerRequest.toFixed(0)} / ${m.off.cpuUsPerRequest.toFixed(0)} µs`, signedPercent(100 * (m.on.cpuUsPerRequest / m.off.cpuUsPerRequest - 1))]
 ]
 
 const extra = { SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN }
