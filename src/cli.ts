@@ -11,7 +11,7 @@ nodeModule.enableCompileCache?.()
 // One of Node's own tick objects (process.nextTick's; the current resource inside its callback), kept for the
 // life of the process. V8 remembers the shapes that nextTick's object literal goes through by weak reference
 // only. On Node 22, a full garbage collection at a moment when no tick object is alive frees them, and from then
-// on V8 builds every tick object in its runtime: about 4-10 µs of CPU per request, side by side (it happened in
+// on V8 builds every tick object in its runtime: about 4-12 µs of CPU per request, side by side (it happened in
 // every sandbox started from the bundle; test/bundle.test.ts forces it). A live tick object keeps them alive.
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- held, never read: holding it is the point
 let keptTickObject: object | undefined
