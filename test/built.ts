@@ -59,3 +59,17 @@ export async function kill (child: ChildProcess): Promise<void> {
   child.kill('SIGKILL')
   await exited
 }
+
+/** A client_credentials access token from the built sandbox on this port (an error unless it answers 200). */
+export async function clientToken (port: number, clientId: string, secret: string): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/auth/realms/sandbox/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+      'content-type': 'application/x-www-form-urlencoded'
+    },
+    body: 'grant_type=client_credentials'
+  })
+  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { access_token: string }).access_token
+}

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
-import { CLI, ROOT, ensureBuilt, kill, startCli } from './built.js'
+import { CLI, ROOT, clientToken, ensureBuilt, kill, startCli } from './built.js'
 
 /*
  * The built command runs from the bundle (scripts/bundle.mjs): dist/cli.js loads dist/bundle.js and its
@@ -73,15 +73,11 @@ t.test("Node's process.nextTick keeps building its tick objects on V8's fast pat
   const server = await startCli({ LOG_LEVEL: 'warn' }, undefined, PROBE_NEXT_TICK)
   t.teardown(async () => await kill(server.child))
   const base = `http://127.0.0.1:${server.port}`
-  const token = await (await fetch(`${base}/auth/realms/sandbox/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from('partner-a:partner-a-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials'
-  })).json() as { access_token: string }
+  const token = await clientToken(server.port, 'partner-a', 'partner-a-secret')
   const load = async (): Promise<void> => {
     for (let round = 0; round < 10; round++) {
       await Promise.all(Array.from({ length: 20 }, async () => {
-        const res = await fetch(`${base}/api/banks`, { headers: { authorization: `Bearer ${token.access_token}`, 'agent-id': '1001' } })
+        const res = await fetch(`${base}/api/banks`, { headers: { authorization: `Bearer ${token}`, 'agent-id': '1001' } })
         await res.arrayBuffer()
       }))
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { logGenerations, readPartnerFiles } from '../src/store/persistence.js'
 import type { PartnerSnapshot } from '../src/store/records.js'
-import { ensureBuilt, kill, startCli, type Started } from './built.js'
+import { clientToken, ensureBuilt, kill, startCli, type Started } from './built.js'
 
 /*
  * The durability promise, tested for real: the built server runs as a child process with a data dir, a
@@ -35,18 +35,7 @@ const PARTNERS = {
 } as const
 type PartnerId = keyof typeof PARTNERS
 
-async function token (port: number, partner: PartnerId): Promise<string> {
-  const res = await fetch(`http://127.0.0.1:${port}/auth/realms/sandbox/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${partner}:${PARTNERS[partner].secret}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded'
-    },
-    body: 'grant_type=client_credentials'
-  })
-  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`)
-  return ((await res.json()) as { access_token: string }).access_token
-}
+const token = async (port: number, partner: PartnerId): Promise<string> => await clientToken(port, partner, PARTNERS[partner].secret)
 
 /** A create that the server answered 200: it must be on disk from then on. */
 interface Acked { partner: PartnerId, agent: string, kind: 'customers' | 'messages', id: string }
