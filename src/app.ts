@@ -5,6 +5,7 @@ import type { Config } from './config.js'
 import identityProvider from './auth/index.js'
 import { loadSigningKeys } from './auth/keys.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
+import answerBatching from './plugins/answer-batching.js'
 import authHooks from './plugins/auth.js'
 import { DOCS_PATH } from './docs/paths.js'
 import docs from './plugins/docs.js'
@@ -79,6 +80,9 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
   keys.catch(() => {})
   await fastify.register(securityHeaders)
+  // every answer that goes through reply.send (the API, the control API, the docs) is written at the end of
+  // its event-loop turn, with the others of that turn; the identity provider writes its own
+  await fastify.register(answerBatching)
   await fastify.register(operations, { maxEventLoopDelay: config.maxEventLoopDelay })
   await fastify.register(store, { config })
   for (const schema of API_SCHEMAS) fastify.addSchema(schema)
