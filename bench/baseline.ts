@@ -2,8 +2,11 @@
 // the two benchmarked routes with no token check, no schema, no logging, no store. It answers the
 // same JSON bytes as the sandbox for GET /api/banks?page=0&size=10 (the sandbox's answer, captured
 // by the runner and passed in BASELINE_BANKS_FILE) and a same-shaped body for POST messages.
+// BASELINE_ANSWER_BATCHING=1 adds the one thing of the sandbox's that changes what the kernel charges per
+// answer, src/plugins/answer-batching.ts, so that the bench can show what the rest of the sandbox costs.
 import { readFileSync } from 'node:fs'
 import Fastify from 'fastify'
+import answerBatching from '../src/plugins/answer-batching.js'
 
 const port = Number(process.env.PORT ?? 0)
 const host = process.env.HOST ?? '127.0.0.1'
@@ -17,6 +20,7 @@ const SAST_OFFSET_MS = 2 * 60 * 60 * 1000
 let sequence = 0
 
 const app = Fastify({ logger: false })
+if (process.env.BASELINE_ANSWER_BATCHING === '1') await app.register(answerBatching)
 
 app.get('/health', async () => ({ status: 'UP' }))
 

@@ -162,11 +162,12 @@ export async function startSandbox (name: string, dataDir?: string, logLevel?: s
   return await Server.start(name, [...prof, 'dist/cli.js'], env, port)
 }
 
-export async function startBaseline (banksFile: string): Promise<Server> {
+/** Bare Fastify (bench/baseline.ts); with answerBatching, plus the sandbox's answer batching. */
+export async function startBaseline (banksFile: string, answerBatching = false): Promise<Server> {
   const port = await freePort()
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST, BASELINE_BANKS_FILE: banksFile }
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST, BASELINE_BANKS_FILE: banksFile, BASELINE_ANSWER_BATCHING: answerBatching ? '1' : '0' }
   delete env.NODE_OPTIONS
-  return await Server.start('baseline', ['--import', 'tsx', 'bench/baseline.ts'], env, port)
+  return await Server.start(answerBatching ? 'baseline-batched' : 'baseline', ['--import', 'tsx', 'bench/baseline.ts'], env, port)
 }
 
 /** The operator token of the sandboxes the bench starts with SANDBOX_ADMIN_TOKEN (partners, journal). */

@@ -7,8 +7,9 @@
 // sandboxes in bench/results/profiles), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_PARTNERS
 // (partners registered by bench/partners.ts, default 5000), BENCH_STARTS (cold starts of bench/startup.ts,
 // default 3). bench/durable.ts measures creates on the large scenario's partner with a data dir.
-// W1 and W2 also run against a third sandbox at LOG_LEVEL=warn (no per-request log line), for
-// information only: the targets are judged on the sandbox at the product's log level.
+// W1 and W2 also run against a third sandbox at LOG_LEVEL=warn (no per-request log line) and against bare
+// Fastify with the sandbox's answer batching (src/plugins/answer-batching.ts), for information only: the
+// targets are judged on the sandbox at the product's log level against bare Fastify as it comes.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -76,7 +77,7 @@ async function main (): Promise<void> {
   const servers: Server[] = []
   const track = (s: Server): Server => { servers.push(s); return s }
   try {
-    say(`starting a reference sandbox (not measured), the sandbox (in memory), the sandbox (SANDBOX_DATA_DIR=${dataDir}), the sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} and the baseline, one after another`)
+    say(`starting a reference sandbox (not measured), the sandbox (in memory), the sandbox (SANDBOX_DATA_DIR=${dataDir}), the sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL}, the baseline and the baseline with answer batching, one after another`)
     // the reference issues the baseline's tokens and gives the W1 bytes: no measured sandbox answers requests
     // of another contender's (a sandbox that had answered a GET before its W2 run was at times measured a
     // fifth slower, bench/ab.ts)
@@ -91,9 +92,11 @@ async function main (): Promise<void> {
     const banksFile = join(work, 'banks.json')
     writeFileSync(banksFile, sandboxW1.text)
     const baseline = track(await startBaseline(banksFile))
+    const baselineBatched = track(await startBaseline(banksFile, true))
 
     const baselineW1 = await once(await w1Options(baseline, reference))
     if (baselineW1.text !== sandboxW1.text) throw new Error('the baseline does not answer W1 with the sandbox\'s bytes')
+    if ((await once(await w1Options(baselineBatched, reference))).text !== sandboxW1.text) throw new Error('the batched baseline does not answer W1 with the sandbox\'s bytes')
     const memoryW1 = await once(await w1Options(memory))
     if (memoryW1.text !== sandboxW1.text) throw new Error('the measured sandbox does not answer W1 with the reference\'s bytes')
     const w2Memory = await w2Options(memory)
@@ -112,7 +115,8 @@ async function main (): Promise<void> {
     const w1 = await compare('W1', [
       { key: 'sandbox', server: memory, options: () => w1Options(memory) },
       { key: 'baseline', server: baseline, options: () => w1Options(baseline, reference) },
-      { key: 'sandboxQuiet', server: quiet, options: () => w1Options(quiet) }
+      { key: 'sandboxQuiet', server: quiet, options: () => w1Options(quiet) },
+      { key: 'baselineBatched', server: baselineBatched, options: () => w1Options(baselineBatched, reference) }
     ])
     // every W2 round of a sandbox starts from the default data (reset first), so that no round writes a
     // partner file grown by the rounds before it; the file size each disk round reached is reported
@@ -121,11 +125,12 @@ async function main (): Promise<void> {
       { key: 'sandbox', server: memory, options: () => w2Options(memory), before: () => reset(memory) },
       { key: 'baseline', server: baseline, options: () => w2Options(baseline, reference) },
       { key: 'sandboxDisk', server: disk, options: () => w2Options(disk), before: () => reset(disk), after: () => statSync(partnerFile).size },
-      { key: 'sandboxQuiet', server: quiet, options: () => w2Options(quiet), before: () => reset(quiet) }
+      { key: 'sandboxQuiet', server: quiet, options: () => w2Options(quiet), before: () => reset(quiet) },
+      { key: 'baselineBatched', server: baselineBatched, options: () => w2Options(baselineBatched, reference) }
     ])
     const diskFileBytes = Math.max(...w2.sandboxDisk.rounds.map((r) => r.after))
     const loadedRss = { sandboxMemory: memory.rssMb(), sandboxDisk: disk.rssMb(), baseline: baseline.rssMb() }
-    for (const done of [quiet, reference]) {
+    for (const done of [quiet, reference, baselineBatched]) {
       await done.stop()
       servers.splice(servers.indexOf(done), 1)
     }
@@ -192,7 +197,9 @@ async function main (): Promise<void> {
       w1Cpu: w1.baseline.cpuUsPerRequest / w1.sandbox.cpuUsPerRequest,
       w2Cpu: w2.baseline.cpuUsPerRequest / w2.sandbox.cpuUsPerRequest,
       w1Quiet: w1.sandboxQuiet.rps / w1.baseline.rps,
-      w2Quiet: w2.sandboxQuiet.rps / w2.baseline.rps
+      w2Quiet: w2.sandboxQuiet.rps / w2.baseline.rps,
+      w1OfBatched: w1.sandbox.rps / w1.baselineBatched.rps,
+      w2OfBatched: w2.sandbox.rps / w2.baselineBatched.rps
     }
     const met = {
       w1: ratios.w1 >= TARGETS.w1,
@@ -225,10 +232,14 @@ async function main (): Promise<void> {
       [`W1 GET ${W1_PATH}`, fmt(w1.sandbox.rps), fmt(w1.baseline.rps), pct(ratios.w1), `>=70% ${verdict(met.w1)}`, lat(w1.sandbox), lat(w1.baseline), fmt(w1.sandbox.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
       ['W2 POST /api/customers/{id}/messages', fmt(w2.sandbox.rps), fmt(w2.baseline.rps), pct(ratios.w2), `>=60% ${verdict(met.w2)}`, lat(w2.sandbox), lat(w2.baseline), fmt(w2.sandbox.cpuUsPerRequest), fmt(w2.baseline.cpuUsPerRequest)],
       [`W1, sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} (info only)`, fmt(w1.sandboxQuiet.rps), fmt(w1.baseline.rps), pct(ratios.w1Quiet), '', lat(w1.sandboxQuiet), lat(w1.baseline), fmt(w1.sandboxQuiet.cpuUsPerRequest), fmt(w1.baseline.cpuUsPerRequest)],
-      [`W2, sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} (info only)`, fmt(w2.sandboxQuiet.rps), fmt(w2.baseline.rps), pct(ratios.w2Quiet), '', lat(w2.sandboxQuiet), lat(w2.baseline), fmt(w2.sandboxQuiet.cpuUsPerRequest), fmt(w2.baseline.cpuUsPerRequest)]
+      [`W2, sandbox at LOG_LEVEL=${QUIET_LOG_LEVEL} (info only)`, fmt(w2.sandboxQuiet.rps), fmt(w2.baseline.rps), pct(ratios.w2Quiet), '', lat(w2.sandboxQuiet), lat(w2.baseline), fmt(w2.sandboxQuiet.cpuUsPerRequest), fmt(w2.baseline.cpuUsPerRequest)],
+      ['W1, baseline with answer batching (info only)', fmt(w1.sandbox.rps), fmt(w1.baselineBatched.rps), pct(ratios.w1OfBatched), '', lat(w1.sandbox), lat(w1.baselineBatched), fmt(w1.sandbox.cpuUsPerRequest), fmt(w1.baselineBatched.cpuUsPerRequest)],
+      ['W2, baseline with answer batching (info only)', fmt(w2.sandbox.rps), fmt(w2.baselineBatched.rps), pct(ratios.w2OfBatched), '', lat(w2.sandbox), lat(w2.baselineBatched), fmt(w2.sandbox.cpuUsPerRequest), fmt(w2.baselineBatched.cpuUsPerRequest)]
     ]))
     lines.push(`  (baseline CPU per request / sandbox CPU per request: W1 ${pct(ratios.w1Cpu)}, W2 ${pct(ratios.w2Cpu)} - the same comparison, less moved by other load;`)
-    lines.push(`   the LOG_LEVEL=${QUIET_LOG_LEVEL} rows show what the one log line per request costs: they are not the targets' figures)`)
+    lines.push(`   the LOG_LEVEL=${QUIET_LOG_LEVEL} rows show what the one log line per request costs; the answer-batching rows compare the`)
+    lines.push('   sandbox with bare Fastify that writes the answers of one event-loop turn together, as the sandbox does: what the rest')
+    lines.push('   of the sandbox costs. None of these rows are the targets\' figures)')
     lines.push('')
     lines.push(table([
       ['Figure', 'value', 'target'],
@@ -265,7 +276,7 @@ async function main (): Promise<void> {
       [`${fmt(partners.count)} partners (default scenario, data dir): RSS MB, MB per partner`, `${fmt(partners.rssAfterMb)}, ${fmt(partners.mbPerPartner, 3)}`, '', `${fmt(partners.rssBeforeMb + partners.mbPerPartner * 5000)} MB at 5,000`, `<=1 GB ${verdict(met.partnersMemory)}`],
       ['restart until every partner is served ms (to /health)', `${fmt(partners.restartToAllServedMs)} (${fmt(partners.restartToHealthMs)})`, '', `data dir ${fmt(partners.diskMb)} MB`, `<=10 s ${verdict(met.partnersRestart)}`]
     ]))
-    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(largeW2), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
+    const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w1.baselineBatched), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(w2.baselineBatched), bad(largeW2), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
     if (tokens.non2xx + tokens.errors > 0) problems.push(`  !! token endpoint: non-2xx ${tokens.non2xx}, errors ${tokens.errors}`)
     if (problems.length > 0) lines.push('', 'Failed requests (not counted in req/s):', ...problems)
     const missed = Object.entries(met).filter(([, ok]) => !ok).map(([k]) => k)
@@ -280,8 +291,8 @@ async function main (): Promise<void> {
       loadAverage: { before: load0, after: load1 },
       settings: { durationSeconds: DURATION, rounds: ROUNDS, warmupSeconds: WARMUP, connections: CONNECTIONS, logLevel: LOG_LEVEL ?? PRODUCT_LOG_LEVEL, cpuProfile: CPU_PROF },
       targets: TARGETS,
-      w1: { path: W1_PATH, ...w1, ratio: ratios.w1, cpuRatio: ratios.w1Cpu, quietRatio: ratios.w1Quiet },
-      w2: { path: W2_PATH, ...w2, ratio: ratios.w2, cpuRatio: ratios.w2Cpu, diskRatio: ratios.w2Disk, quietRatio: ratios.w2Quiet },
+      w1: { path: W1_PATH, ...w1, ratio: ratios.w1, cpuRatio: ratios.w1Cpu, quietRatio: ratios.w1Quiet, ofBatchedBaseline: ratios.w1OfBatched },
+      w2: { path: W2_PATH, ...w2, ratio: ratios.w2, cpuRatio: ratios.w2Cpu, diskRatio: ratios.w2Disk, quietRatio: ratios.w2Quiet, ofBatchedBaseline: ratios.w2OfBatched },
       quietLogLevel: QUIET_LOG_LEVEL,
       tokens,
       paging: { pageSize: PAGE_SIZE, deepPage: DEEP_PAGE, ...paging },
