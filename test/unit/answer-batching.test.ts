@@ -84,3 +84,21 @@ t.test('with the plugin, reply.send leaves the write to the end of the turn; eve
     t.same(new Set(endedAtSend), new Set([!batching]), batching ? 'not written when reply.send returns' : 'without the plugin, written before reply.send returns')
   }
 })
+
+t.test('a header Node refuses to write gets the answer it gets without batching, and the server goes on serving', async (t) => {
+  const seen: Array<{ status: number, body: string }> = []
+  for (const batching of [false, true]) {
+    const app = Fastify()
+    if (batching) await app.register(answerBatching)
+    app.get('/bad', (_request, reply) => { reply.header('x-bad', 'line\nbreak').send({ ok: true }) })
+    app.get('/ok', async () => ({ ok: true }))
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    t.teardown(() => app.close())
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+    const res = await fetch(`${base}/bad`)
+    seen.push({ status: res.status, body: await res.text() })
+    t.equal((await fetch(`${base}/ok`)).status, 200, `${batching ? 'batched' : 'unbatched'}: the next request is served`)
+  }
+  t.equal(seen[0].status, 500, 'Fastify answers the write error with a 500')
+  t.same(seen[1], seen[0], 'the same answer with batching')
+})
