@@ -94,9 +94,9 @@ async function main (): Promise<void> {
     const baseline = track(await startBaseline(banksFile))
     const baselineBatched = track(await startBaseline(banksFile, true))
 
-    const baselineW1 = await once(await w1Options(baseline, reference))
-    if (baselineW1.text !== sandboxW1.text) throw new Error('the baseline does not answer W1 with the sandbox\'s bytes')
-    if ((await once(await w1Options(baselineBatched, reference))).text !== sandboxW1.text) throw new Error('the batched baseline does not answer W1 with the sandbox\'s bytes')
+    for (const bare of [baseline, baselineBatched]) {
+      if ((await once(await w1Options(bare, reference))).text !== sandboxW1.text) throw new Error(`${bare.name} does not answer W1 with the sandbox's bytes`)
+    }
     const memoryW1 = await once(await w1Options(memory))
     if (memoryW1.text !== sandboxW1.text) throw new Error('the measured sandbox does not answer W1 with the reference\'s bytes')
     const w2Memory = await w2Options(memory)
