@@ -46,10 +46,13 @@ export function isActive (rule: FaultRuleState): boolean {
 
 /**
  * The rule that fires for this request, if any, updating the counters and generators of the rules it
- * consulted. `changed` says whether anything worth keeping changed (a firing, a seeded draw).
+ * consulted. `changed` says whether anything worth keeping changed (a firing, a seeded draw). Unseeded
+ * rules draw from `entropy` (a mulberry32 state the caller chose at random): the same entropy makes the
+ * same choice, so a replica that applies the pick again agrees with the one that made it.
  */
-export function pickRule (rules: FaultRuleState[], facts: RequestFacts): { rule?: FaultRuleState, changed: boolean } {
+export function pickRule (rules: FaultRuleState[], facts: RequestFacts, entropy: number): { rule?: FaultRuleState, changed: boolean } {
   let changed = false
+  let unseeded = entropy
   for (const rule of rules) {
     if (!isActive(rule) || !matches(rule.match, facts)) continue
     rule.matched += 1
@@ -61,7 +64,9 @@ export function pickRule (rules: FaultRuleState[], facts: RequestFacts): { rule?
         changed = true
         fires = draw.value < rule.probability
       } else {
-        fires = Math.random() < rule.probability
+        const draw = mulberry32(unseeded)
+        unseeded = draw.state
+        fires = draw.value < rule.probability
       }
     }
     if (fires) {

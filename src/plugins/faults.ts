@@ -4,8 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { SandboxError, errorBody, validationFailed, withStatus } from '../errors.js'
 import { FaultSyntaxError, faultFromPrefer, formatFault, parseFault, type Fault } from '../faults/fault.js'
 import { MAGIC_FIELDS, magicFault } from '../faults/magic.js'
-import { pickRule, type RequestFacts } from '../faults/rules.js'
-import type { World } from '../store/world.js'
+import type { PickedRule, SandboxStateRepo } from '../store/sandbox-state.js'
 import { requestPath } from './errors.js'
 import { partnerNow } from './auth.js'
 import { journalDropped } from './journal.js'
@@ -63,8 +62,8 @@ function headerFault (request: FastifyRequest): AppliedFault | undefined {
  * operation, or after it for `after`. When nothing is configured it costs two header lookups and, for a
  * partner with no rules, one length check.
  */
-async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: number }): Promise<void> {
-  const { world, holdMs } = opts
+async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo, holdMs: number }): Promise<void> {
+  const { rules, holdMs } = opts
   fastify.decorateRequest('fault', null)
   fastify.decorateRequest('magicFault', null)
 
@@ -96,24 +95,21 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
     reply.raw.emit('error', Object.assign(new Error('connection dropped by an injected fault'), { code: 'SANDBOX_FAULT_DROPPED' }))
   }
 
-  const partnerRule = (request: FastifyRequest): AppliedFault | undefined => {
+  /** The partner's fault rule for this request: null when none matches, else the rule that fired (or null) once counted. */
+  const partnerRule = (request: FastifyRequest): PickedRule | null | Promise<PickedRule | null> => {
     const clientId = request.token?.clientId
-    const partner = clientId === undefined ? undefined : world.partner(clientId)
-    if (partner === undefined || partner.sandbox.faultRules.length === 0) return undefined
-    const facts: RequestFacts = {
+    if (clientId === undefined) return null
+    return rules.pick(clientId, {
       method: request.method,
       path: requestPath(request),
       apiPath: pathOf(request.url),
       route: request.routeOptions.url,
       agentId: request.headers['agent-id'] as string | undefined
-    }
-    const { rule, changed } = pickRule(partner.sandbox.faultRules, facts)
-    // counters and seeded generators are kept (and survive a restart with a data dir); a failed write
-    // of them is no reason to fail the request
-    if (changed) world.commit(partner)?.catch((err: unknown) => request.log.error({ err }, 'could not keep fault rule counters'))
-    if (rule === undefined) return undefined
-    return { fault: parseFault(rule.fault), label: `${rule.fault}; source=rule; rule=${rule.id}`, dropped: false }
+    })
   }
+
+  const ruleFault = (rule: PickedRule): AppliedFault =>
+    ({ fault: parseFault(rule.fault), label: `${rule.fault}; source=rule; rule=${rule.id}`, dropped: false })
 
   const apply = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault): Promise<void> => {
     const { fault } = applied
@@ -142,16 +138,23 @@ async function faults (fastify: FastifyInstance, opts: { world: World, holdMs: n
 
   /** The request's fault, once validation and the Agent-Id check passed: its headers, else a magic value, else a rule. */
   const decide = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const settle = (applied: AppliedFault): void => {
+      request.fault = applied
+      if (applied.fault.after) return done()
+      apply(request, reply, applied).then(() => done(), done)
+    }
     let applied: AppliedFault | undefined
+    let rule: PickedRule | null | Promise<PickedRule | null>
     try {
-      applied = headerFault(request) ?? request.magicFault ?? partnerRule(request)
+      applied = headerFault(request) ?? request.magicFault ?? undefined
+      if (applied !== undefined) return settle(applied)
+      rule = partnerRule(request)
     } catch (err) {
       return done(err as Error)
     }
-    if (applied === undefined) return done()
-    request.fault = applied
-    if (applied.fault.after) return done()
-    apply(request, reply, applied).then(() => done(), done)
+    if (rule === null) return done()
+    if (!(rule instanceof Promise)) return settle(ruleFault(rule))
+    rule.then((picked) => picked === null ? done() : settle(ruleFault(picked)), done)
   }
 
   /** What an `after` fault does once the operation answered: the answer replaced, delayed or dropped. */

@@ -12,7 +12,8 @@ import { loadVerified } from '../seed/verified.js'
 import { createRepos, type Repos } from '../store/index.js'
 import { FilePersistence } from '../store/persistence.js'
 import { NamedSnapshots } from '../store/snapshots.js'
-import { World, memoryPersistence } from '../store/world.js'
+import { CHANGES } from '../store/changes.js'
+import { LocalBackend, World } from '../store/world.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,7 +43,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }
   const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message))
-  const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, files ?? memoryPersistence)
+  const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, new LocalBackend(files))
   const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed })
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))
   control.restore(saved)

@@ -5,6 +5,7 @@ import { buildBeneficiary } from '../store/beneficiaries.js'
 import { displayName } from '../store/accounts.js'
 import { buildCustomer, normaliseParty } from '../store/customers.js'
 import { buildMessage } from '../store/messages.js'
+import { guaranteeIdOf } from '../store/guarantees.js'
 import type { AgentSnapshot, Guarantee, PartnerSnapshot } from '../store/records.js'
 import { PARTNER_FILE_FORMAT } from '../store/records.js'
 import type { Party } from '../schemas/customers.js'
@@ -177,7 +178,7 @@ function guaranteesFor (loaded: LoadedScenario, partnerId: string, number: numbe
     .map((g) => ({ guaranteeId: g.guaranteeId, state: g.state }))
   let seq = 0
   const add = (state: Guarantee['state'], n: number): void => {
-    for (let i = 0; i < n; i++) guarantees.push({ guaranteeId: `${number}${String(++seq).padStart(9, '0')}`, state })
+    for (let i = 0; i < n; i++) guarantees.push({ guaranteeId: guaranteeIdOf(number, ++seq), state })
   }
   add('VALID', scenario.guarantees.valid)
   add('INVALID', scenario.guarantees.invalid)

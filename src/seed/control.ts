@@ -1,18 +1,22 @@
-import { SandboxError, notFound, validationFailed } from '../errors.js'
+import { notFound, validationFailed } from '../errors.js'
 import type { AgentStore } from '../store/agent.js'
 import type { Partner } from '../store/partner.js'
+import { AgentIdTaken, ensureAgentRoom } from '../store/partners.js'
 import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
 import { buildAgentAsync, buildPartnerAsync, type BuildContext } from './build.js'
 import { freshAgentSpec, identityOf, registeredIdentity, scenarioIdentity, type NewPartner } from './identities.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
-import { agentSummary, partnerSummary, recordsOf, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
+import { agentSummary, partnerSummary, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
 
 export interface RegisterOptions extends NewPartner { scenario?: string, seed?: number }
 
+// builds of a fresh agent whose id another replica took meanwhile, before the create is refused
+const AGENT_ID_ATTEMPTS = 5
+
 /**
  * Resets, scenario switches, fresh agents and partner registration (the control API of /__sandbox).
- * Each operation builds the new data first and swaps it in at once, then commits it.
+ * Each operation builds the new data first, then makes it the partner's in one change (World.perform).
  */
 export class ScenarioControl {
   constructor (
@@ -55,10 +59,10 @@ export class ScenarioControl {
   async loadStart (): Promise<void> {
     const loaded = this.scenario(this.start.scenario)
     const seed = this.start.seed ?? loaded.scenario.seed
+    const existing = new Set(await this.world.backend.partnerIds(this.world))
     for (const def of loaded.scenario.partners) {
-      if (this.world.partner(def.id) !== undefined) continue
-      const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, seed, scenarioIdentity(def)))
-      await this.world.commit(partner)
+      if (existing.has(def.id)) continue
+      await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, seed, scenarioIdentity(def)), 'if-absent')
     }
   }
 
@@ -66,7 +70,9 @@ export class ScenarioControl {
     for (const s of snapshots) this.world.putPartner(s)
   }
 
-  private partner (partnerId: string): Partner {
+  /** The partner as it stands now (with replicas: every change made anywhere applied). */
+  private async partner (partnerId: string): Promise<Partner> {
+    await this.world.sync(partnerId)
     const p = this.world.partner(partnerId)
     if (p === undefined) throw notFound('Partner', partnerId)
     return p
@@ -78,24 +84,16 @@ export class ScenarioControl {
   }
 
   private async reset (partnerId: string, scenarioName: string | undefined, seed: number | undefined, keepFresh: boolean): Promise<PartnerSummary> {
-    const partner = this.partner(partnerId)
+    const partner = await this.partner(partnerId)
     const loaded = this.scenario(scenarioName ?? partner.scenario)
     const s = this.seedFor(loaded, scenarioName, seed, partner.seed)
     const snapshot = await buildPartnerAsync(this.ctx, loaded, s, identityOf(partner))
-    if (keepFresh) {
-      const taken = new Set(snapshot.agents.map((a) => a.id))
-      for (const a of partner.agents.values()) if (a.fresh && !taken.has(a.id)) snapshot.agents.push(a.snapshot())
-      // a partner cannot reset itself past its record limit (the operator's reset of everything can)
-      this.ensureGrowth(partner, snapshot.agents.reduce((n, a) => n + recordsOf(a), 0) - partner.recordCount)
-    }
-    const next = this.world.putPartner(snapshot)
-    await this.world.commit(next)
-    return partnerSummary(next)
+    return await this.replace(partnerId, snapshot, keepFresh)
   }
 
-  /** A reset that shrinks the data is always allowed (even above the limit); one that grows it must fit. */
-  private ensureGrowth (partner: Partner, growth: number): void {
-    if (growth > 0) this.world.ensureRoom(partner, growth)
+  private async replace (partnerId: string, snapshot: PartnerSnapshot, keepFresh: boolean): Promise<PartnerSummary> {
+    await this.world.claimGuarantees(partnerId, snapshot.guarantees.map((g) => g.guaranteeId))
+    return partnerSummary(await this.world.perform<Partner>(partnerId, 'partners.replace', { snapshot, keepFresh }))
   }
 
   async createAgent (partnerId: string, opts: { scenario?: string, seed?: number, like?: string, name?: string }): Promise<AgentSummary> {
@@ -103,18 +101,20 @@ export class ScenarioControl {
   }
 
   private async addAgent (partnerId: string, opts: { scenario?: string, seed?: number, like?: string, name?: string }): Promise<AgentSummary> {
-    const partner = this.partner(partnerId)
-    if (partner.agents.size >= this.world.limits.maxAgents) {
-      throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has ${partner.agents.size} agents; the limit is ${this.world.limits.maxAgents}. Delete fresh agents you no longer need.`)
+    // another replica may take the id this one chose while it builds the agent: then built again with the next
+    for (let attempt = 1; ; attempt++) {
+      const partner = await this.partner(partnerId)
+      ensureAgentRoom(this.world, partner)
+      const loaded = this.scenario(opts.scenario ?? partner.scenario)
+      // without a scenario, the agent starts like the partner's own agents: same scenario, same seed
+      const seed = this.seedFor(loaded, opts.scenario, opts.seed, partner.seed)
+      const snapshot = await buildAgentAsync(this.ctx, loaded, seed, freshAgentSpec(this.world, this.library, partner, loaded, opts))
+      try {
+        return agentSummary(await this.world.perform<AgentStore>(partnerId, 'agents.put', { snapshot, rebuild: false }))
+      } catch (err) {
+        if (!(err instanceof AgentIdTaken) || attempt === AGENT_ID_ATTEMPTS) throw err
+      }
     }
-    const loaded = this.scenario(opts.scenario ?? partner.scenario)
-    // without a scenario, the agent starts like the partner's own agents: same scenario, same seed
-    const seed = this.seedFor(loaded, opts.scenario, opts.seed, partner.seed)
-    const snapshot = await buildAgentAsync(this.ctx, loaded, seed, freshAgentSpec(this.world, this.library, partner, loaded, opts))
-    this.world.ensureRoom(partner, recordsOf(snapshot))
-    const agent = this.world.putAgent(partner, snapshot)
-    await this.world.commit(partner)
-    return agentSummary(agent)
   }
 
   private agent (partner: Partner, agentId: string): AgentStore {
@@ -129,15 +129,11 @@ export class ScenarioControl {
   }
 
   private async rebuildAgent (partnerId: string, agentId: string, opts: { scenario?: string, seed?: number }): Promise<AgentSummary> {
-    const partner = this.partner(partnerId)
-    const current = this.agent(partner, agentId)
+    const current = this.agent(await this.partner(partnerId), agentId)
     const loaded = this.scenario(opts.scenario ?? current.scenario)
     const seed = this.seedFor(loaded, opts.scenario, opts.seed, current.seed)
     const snapshot = await buildAgentAsync(this.ctx, loaded, seed, { id: agentId, name: current.name, fresh: current.fresh, like: current.like })
-    this.ensureGrowth(partner, recordsOf(snapshot) - current.recordCount)
-    const agent = this.world.putAgent(partner, snapshot)
-    await this.world.commit(partner)
-    return agentSummary(agent)
+    return agentSummary(await this.world.perform<AgentStore>(partnerId, 'agents.put', { snapshot, rebuild: true }))
   }
 
   async deleteAgent (partnerId: string, agentId: string): Promise<void> {
@@ -145,11 +141,7 @@ export class ScenarioControl {
   }
 
   private async dropAgent (partnerId: string, agentId: string): Promise<void> {
-    const partner = this.partner(partnerId)
-    const agent = this.agent(partner, agentId)
-    if (!agent.fresh) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Agent ${agentId} belongs to the scenario; only fresh agents can be deleted`)
-    this.world.removeAgent(partner, agentId)
-    await this.world.commit(partner)
+    await this.world.perform(partnerId, 'agents.drop', { agentId })
   }
 
   /**
@@ -157,11 +149,7 @@ export class ScenarioControl {
    * there: a throw changes nothing). One control operation like the others: no reset or new agent interleaves.
    */
   async replacePartner (partnerId: string, make: (partner: Partner) => PartnerSnapshot | Promise<PartnerSnapshot>): Promise<PartnerSummary> {
-    return await this.exclusive(async () => {
-      const next = this.world.putPartner(await make(this.partner(partnerId)))
-      await this.world.commit(next)
-      return partnerSummary(next)
-    })
+    return await this.exclusive(async () => await this.replace(partnerId, await make(await this.partner(partnerId)), false))
   }
 
   /** Operator: a new partner (OAuth client) with its own agents, filled from a scenario. */
@@ -172,8 +160,7 @@ export class ScenarioControl {
   private async register (opts: RegisterOptions): Promise<RegisteredPartner> {
     const loaded = this.scenario(opts.scenario ?? this.start.scenario)
     const identity = registeredIdentity(this.world, this.library, opts)
-    const partner = this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, opts.seed ?? loaded.scenario.seed, identity))
-    await this.world.commit(partner)
+    const partner = await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, opts.seed ?? loaded.scenario.seed, identity), 'new')
     return { clientId: identity.id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
   }
 
@@ -185,13 +172,12 @@ export class ScenarioControl {
   private async resetEverything (scenarioName: string | undefined, seed: number | undefined): Promise<PartnerSummary[]> {
     const loaded = this.scenario(scenarioName ?? this.start.scenario)
     const s = this.seedFor(loaded, scenarioName, seed, this.start.seed ?? loaded.scenario.seed)
+    const existing = new Set(await this.world.backend.partnerIds(this.world))
     for (const def of loaded.scenario.partners) {
-      if (this.world.partner(def.id) === undefined) {
-        this.world.putPartner(await buildPartnerAsync(this.ctx, loaded, s, scenarioIdentity(def)))
-      }
+      if (!existing.has(def.id)) await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, s, scenarioIdentity(def)), 'if-absent')
     }
     const out: PartnerSummary[] = []
-    for (const id of [...this.world.partners.keys()]) out.push(await this.reset(id, loaded.scenario.name, s, false))
+    for (const id of await this.world.backend.partnerIds(this.world)) out.push(await this.reset(id, loaded.scenario.name, s, false))
     return out
   }
 }

@@ -1,6 +1,5 @@
 import type { AgentStore } from '../store/agent.js'
 import type { Partner } from '../store/partner.js'
-import type { AgentSnapshot } from '../store/records.js'
 
 /*
  * What the control API answers about a partner or an agent: who it is, what it was built from and how many
@@ -64,9 +63,4 @@ export function partnerSummary (p: Partner): PartnerSummary {
     publicClients: p.publicClients.map((c) => ({ clientId: c.clientId, redirectUris: c.redirectUris })),
     guarantees: p.guarantees.size
   }
-}
-
-/** The records of a built agent that is not stored yet (a stored one knows its recordCount). */
-export function recordsOf (a: AgentSnapshot): number {
-  return a.customers.length + a.accounts.length + a.beneficiaries.length + a.messages.length
 }

@@ -8,7 +8,7 @@ import type { AgentStore } from './agent.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredAccount } from './records.js'
 import { todaySast } from '../clock.js'
-import type { Tenant, World } from './world.js'
+import type { ChangeContext, Tenant, World } from './world.js'
 
 /** How a party is named on an account: given names and surname for an individual, else the name. */
 export function displayName (p: Party): string {
@@ -50,6 +50,27 @@ export function buildAccount (agent: AgentStore, ref: Reference, spec: AccountSp
   })
 }
 
+export const accountChanges = {
+  'accounts.create' ({ world, partner, now, agent }: ChangeContext, a: { agentId: string, req: AccountCreateRequest }): StoredAccount {
+    const store = agent(a.agentId)
+    const customer = store.customer(a.req.customerId)
+    if (customer?.defaultCustomer === undefined) {
+      throw validationFailed('accountCreateRequest', [{
+        field: 'customerId',
+        rejectedValue: a.req.customerId,
+        defaultMessage: "must be the id of one of the agent's customers",
+        code: 'CustomerOfAgent'
+      }])
+    }
+    // the rule KnownProduct has already checked productCode (rules/accounts.ts)
+    const product = a.req.productCode === undefined ? world.reference.callProduct : world.reference.productsByCode.get(a.req.productCode)!
+    world.ensureRoom(partner, 1)
+    const account = buildAccount(store, world.reference, { customerId: customer.customerId, holder: customer.defaultCustomer, product, openedDate: todaySast(now) })
+    store.addAccount(account)
+    return account
+  }
+}
+
 export function accountsRepo (world: World) {
   return {
     list (tenant: Tenant, paging: Paging, customerId?: string) {
@@ -63,23 +84,8 @@ export function accountsRepo (world: World) {
       return account
     },
 
-    create (tenant: Tenant, req: AccountCreateRequest): StoredAccount | Promise<StoredAccount> {
-      const { partner, agent } = world.resolve(tenant)
-      const customer = agent.customer(req.customerId)
-      if (customer?.defaultCustomer === undefined) {
-        throw validationFailed('accountCreateRequest', [{
-          field: 'customerId',
-          rejectedValue: req.customerId,
-          defaultMessage: "must be the id of one of the agent's customers",
-          code: 'CustomerOfAgent'
-        }])
-      }
-      // the rule KnownProduct has already checked productCode (rules/accounts.ts)
-      const product = req.productCode === undefined ? world.reference.callProduct : world.reference.productsByCode.get(req.productCode)!
-      world.ensureRoom(partner, 1)
-      const account = buildAccount(agent, world.reference, { customerId: customer.customerId, holder: customer.defaultCustomer, product, openedDate: todaySast(partner.now()) })
-      agent.addAccount(account)
-      return world.committed(partner, account)
+    create (tenant: Tenant, req: AccountCreateRequest) {
+      return world.perform<StoredAccount>(tenant.partnerId, 'accounts.create', { agentId: tenant.agentId, req })
     }
   }
 }

@@ -5,7 +5,7 @@ import type { Reference } from '../schemas/reference.js'
 import type { AgentStore } from './agent.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredBeneficiary } from './records.js'
-import type { Tenant, World } from './world.js'
+import type { ChangeContext, Tenant, World } from './world.js'
 
 /**
  * spec 4.7: the stored beneficiary echoes the request and adds beneficiaryId, bankName and branchName;
@@ -30,6 +30,17 @@ export function buildBeneficiary (agent: AgentStore, ref: Reference, customerId:
   })
 }
 
+export const beneficiaryChanges = {
+  'beneficiaries.create' ({ world, partner, agent }: ChangeContext, a: { agentId: string, customerId: string, req: BeneficiaryCreateRequest }): StoredBeneficiary {
+    const store = agent(a.agentId)
+    if (store.customer(a.customerId) === undefined) throw notFound('Customer', a.customerId)
+    world.ensureRoom(partner, 1)
+    const beneficiary = buildBeneficiary(store, world.reference, a.customerId, a.req)
+    store.addBeneficiary(beneficiary)
+    return beneficiary
+  }
+}
+
 export function beneficiariesRepo (world: World) {
   return {
     list (tenant: Tenant, customerId: string, paging: Paging) {
@@ -42,12 +53,8 @@ export function beneficiariesRepo (world: World) {
       return beneficiary
     },
 
-    create (tenant: Tenant, customerId: string, req: BeneficiaryCreateRequest): StoredBeneficiary | Promise<StoredBeneficiary> {
-      const { partner, agent } = world.resolveCustomer(tenant, customerId)
-      world.ensureRoom(partner, 1)
-      const beneficiary = buildBeneficiary(agent, world.reference, customerId, req)
-      agent.addBeneficiary(beneficiary)
-      return world.committed(partner, beneficiary)
+    create (tenant: Tenant, customerId: string, req: BeneficiaryCreateRequest) {
+      return world.perform<StoredBeneficiary>(tenant.partnerId, 'beneficiaries.create', { agentId: tenant.agentId, customerId, req })
     }
   }
 }

@@ -7,7 +7,7 @@ import { buildAccount } from './accounts.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredAccount, type StoredCustomer } from './records.js'
 import { todaySast } from '../clock.js'
-import type { Tenant, World } from './world.js'
+import type { ChangeContext, Tenant, World } from './world.js'
 
 /** Only the Party fields of the spec, with the investment type defaulted to ITF (spec 2.5). */
 export function normaliseParty (p: Party, ref: Reference): Party {
@@ -49,6 +49,35 @@ export function buildCustomer (agent: AgentStore, req: CustomerCreateRequest, re
   return { customer, account }
 }
 
+/** The changes of customers (store/changes.ts): made here, and again by every replica that applies them. */
+export const customerChanges = {
+  'customers.create' ({ world, partner, now, agent }: ChangeContext, a: { agentId: string, req: CustomerCreateRequest }): StoredCustomer {
+    const store = agent(a.agentId)
+    world.ensureRoom(partner, 2)
+    const { customer, account } = buildCustomer(store, a.req, world.reference, { openedDate: todaySast(now) })
+    store.addCustomer(customer)
+    if (account !== undefined) store.addAccount(account)
+    return customer
+  },
+
+  /** State control (issue 11): the KYC status of the default customer, or of otherCustomers[index]; a new record in the old one's place. */
+  'customers.kyc' ({ agent }: ChangeContext, a: { agentId: string, customerId: string, kycStatus: boolean, otherIndex?: number }): StoredCustomer {
+    const store = agent(a.agentId)
+    const customer = store.customer(a.customerId)
+    if (customer === undefined) throw notFound('Customer', a.customerId)
+    const { kycStatus, otherIndex } = a
+    const others = customer.otherCustomers ?? []
+    if (otherIndex !== undefined && otherIndex >= others.length) {
+      throw validationFailed('request', [{ field: 'otherCustomer', rejectedValue: otherIndex, code: 'Index', defaultMessage: `must be an index of the customer's otherCustomers (0 to ${others.length - 1}); it has ${others.length}` }])
+    }
+    const next: StoredCustomer = otherIndex === undefined
+      ? { ...customer, defaultCustomer: customer.defaultCustomer === undefined ? undefined : { ...customer.defaultCustomer, kycStatus } }
+      : { ...customer, otherCustomers: others.map((p, i) => i === otherIndex ? { ...p, kycStatus } : p) }
+    store.replaceCustomer(compact(next))
+    return store.customer(a.customerId)!
+  }
+}
+
 export function customersRepo (world: World) {
   return {
     list (tenant: Tenant, paging: Paging) {
@@ -69,32 +98,12 @@ export function customersRepo (world: World) {
       return pageOf(customers, paging)
     },
 
-    /**
-     * State control (issue 11): the KYC status of the default customer, or of otherCustomers[index];
-     * a new record object in the old one's place.
-     */
-    setKyc (tenant: Tenant, customerId: string, kycStatus: boolean, otherIndex?: number): StoredCustomer | Promise<StoredCustomer> {
-      const { partner, agent } = world.resolve(tenant)
-      const customer = agent.customer(customerId)
-      if (customer === undefined) throw notFound('Customer', customerId)
-      const others = customer.otherCustomers ?? []
-      if (otherIndex !== undefined && otherIndex >= others.length) {
-        throw validationFailed('request', [{ field: 'otherCustomer', rejectedValue: otherIndex, code: 'Index', defaultMessage: `must be an index of the customer's otherCustomers (0 to ${others.length - 1}); it has ${others.length}` }])
-      }
-      const next: StoredCustomer = otherIndex === undefined
-        ? { ...customer, defaultCustomer: customer.defaultCustomer === undefined ? undefined : { ...customer.defaultCustomer, kycStatus } }
-        : { ...customer, otherCustomers: others.map((p, i) => i === otherIndex ? { ...p, kycStatus } : p) }
-      agent.replaceCustomer(compact(next))
-      return world.committed(partner, agent.customer(customerId)!)
+    setKyc (tenant: Tenant, customerId: string, kycStatus: boolean, otherIndex?: number) {
+      return world.perform<StoredCustomer>(tenant.partnerId, 'customers.kyc', { agentId: tenant.agentId, customerId, kycStatus, otherIndex })
     },
 
-    create (tenant: Tenant, req: CustomerCreateRequest): StoredCustomer | Promise<StoredCustomer> {
-      const { partner, agent } = world.resolve(tenant)
-      world.ensureRoom(partner, 2)
-      const { customer, account } = buildCustomer(agent, req, world.reference, { openedDate: todaySast(partner.now()) })
-      agent.addCustomer(customer)
-      if (account !== undefined) agent.addAccount(account)
-      return world.committed(partner, customer)
+    create (tenant: Tenant, req: CustomerCreateRequest) {
+      return world.perform<StoredCustomer>(tenant.partnerId, 'customers.create', { agentId: tenant.agentId, req })
     }
   }
 }

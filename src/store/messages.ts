@@ -1,13 +1,25 @@
+import { notFound } from '../errors.js'
 import type { Paging } from '../schemas/common.js'
 import type { CustomerMessageRequest } from '../schemas/messages.js'
 import type { AgentStore } from './agent.js'
 import { pageOf } from './paging.js'
 import type { StoredMessage } from './records.js'
 import { localDateTimeSast } from '../clock.js'
-import type { Tenant, World } from './world.js'
+import type { ChangeContext, Tenant, World } from './world.js'
 
 export function buildMessage (agent: AgentStore, customerId: string, req: CustomerMessageRequest, dateCreated: string, id = agent.nextId('message')): StoredMessage {
   return { id, message: req.message, fromDepartment: req.fromDepartment, fromPerson: req.fromPerson, dateCreated, customerId }
+}
+
+export const messageChanges = {
+  'messages.create' ({ world, partner, now, agent }: ChangeContext, a: { agentId: string, customerId: string, req: CustomerMessageRequest }): StoredMessage {
+    const store = agent(a.agentId)
+    if (store.customer(a.customerId) === undefined) throw notFound('Customer', a.customerId)
+    world.ensureRoom(partner, 1)
+    const message = buildMessage(store, a.customerId, a.req, localDateTimeSast(now))
+    store.addMessage(message)
+    return message
+  }
 }
 
 export function messagesRepo (world: World) {
@@ -16,12 +28,8 @@ export function messagesRepo (world: World) {
       return pageOf(world.resolveCustomer(tenant, customerId).agent.messagesOf(customerId), paging)
     },
 
-    create (tenant: Tenant, customerId: string, req: CustomerMessageRequest): StoredMessage | Promise<StoredMessage> {
-      const { partner, agent } = world.resolveCustomer(tenant, customerId)
-      world.ensureRoom(partner, 1)
-      const message = buildMessage(agent, customerId, req, localDateTimeSast(partner.now()))
-      agent.addMessage(message)
-      return world.committed(partner, message)
+    create (tenant: Tenant, customerId: string, req: CustomerMessageRequest) {
+      return world.perform<StoredMessage>(tenant.partnerId, 'messages.create', { agentId: tenant.agentId, customerId, req })
     }
   }
 }

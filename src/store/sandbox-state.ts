@@ -1,11 +1,11 @@
 import { advanceBy, clockNow, localDateTimeSast, parseInstant, todaySast } from '../clock.js'
 import { notFound, SandboxError, validationFailed } from '../errors.js'
 import { FaultSyntaxError, formatFault, parseFault } from '../faults/fault.js'
-import { isActive } from '../faults/rules.js'
+import { isActive, matches, pickRule, type RequestFacts } from '../faults/rules.js'
 import type { ClockRequest, FaultRuleRequest } from '../schemas/sandbox-controls.js'
 import type { FaultRuleState } from '../schemas/sandbox-state.js'
 import type { Partner } from './partner.js'
-import type { World } from './world.js'
+import type { ChangeContext, World } from './world.js'
 
 /*
  * A partner's own sandbox state (issue 11): its fault rules and its clock. Kept in Partner.sandbox,
@@ -13,6 +13,9 @@ import type { World } from './world.js'
  */
 
 export const MAX_FAULT_RULES = 100
+
+/** The rule that fired for a request. */
+export interface PickedRule { id: string, fault: string }
 
 function invalid (field: string, value: unknown, code: string, message: string): SandboxError {
   return validationFailed('request', [{ field, rejectedValue: value, code, defaultMessage: message }])
@@ -36,6 +39,90 @@ export function clockView (partner: Partner) {
   }
 }
 
+/** The fault syntax of a rule, checked and written the one way the header syntax writes it. */
+function normalisedFault (text: string): string {
+  try {
+    return formatFault(parseFault(text))
+  } catch (err) {
+    if (!(err instanceof FaultSyntaxError)) throw err
+    throw invalid('fault', text, 'SandboxFault', `fault ${err.message}`)
+  }
+}
+
+export const sandboxStateChanges = {
+  'faults.add' ({ partner, at }: ChangeContext, req: FaultRuleRequest) {
+    const fault = normalisedFault(req.fault)
+    const state = partner.sandbox
+    if (state.faultRules.length >= MAX_FAULT_RULES) {
+      throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has ${state.faultRules.length} fault rules; the limit is ${MAX_FAULT_RULES}. Delete some (DELETE /__sandbox/faults).`)
+    }
+    state.faultSeq += 1
+    const rule: FaultRuleState = {
+      id: `rule-${state.faultSeq}`,
+      match: req.match ?? {},
+      fault,
+      probability: req.probability ?? 1,
+      ...(req.times === undefined ? {} : { times: req.times }),
+      ...(req.seed === undefined ? {} : { seed: req.seed, rng: req.seed }),
+      matched: 0,
+      fired: 0,
+      createdAt: new Date(at).toISOString()
+    }
+    state.faultRules.push(rule)
+    return ruleView(rule)
+  },
+
+  'faults.remove' ({ partner }: ChangeContext, a: { ruleId: string }): null {
+    const rules = partner.sandbox.faultRules
+    const i = rules.findIndex((r) => r.id === a.ruleId)
+    if (i === -1) throw notFound('Fault rule', a.ruleId)
+    rules.splice(i, 1)
+    return null
+  },
+
+  'faults.clear' ({ partner }: ChangeContext): null {
+    partner.sandbox.faultRules = []
+    return null
+  },
+
+  /**
+   * The rule that fires for a request (faults/rules.ts), counted: every replica counts the same requests in
+   * the same order, so `times` and seeded rules hold across replicas. entropy: the draws of unseeded rules.
+   */
+  'faults.pick' ({ partner }: ChangeContext, a: { facts: RequestFacts, entropy: number }): PickedRule | null {
+    const { rule } = pickRule(partner.sandbox.faultRules, a.facts, a.entropy)
+    return rule === undefined ? null : { id: rule.id, fault: rule.fault }
+  },
+
+  /** Sets the partner's clock to an instant (running on, or frozen), or moves it forward by a duration. */
+  'clock.set' ({ partner, at }: ChangeContext, req: ClockRequest) {
+    if ((req.now === undefined) === (req.advance === undefined)) {
+      throw invalid(req.now === undefined ? 'now' : 'advance', req.advance ?? null, 'OneOf', 'send exactly one of now and advance')
+    }
+    const current = partner.sandbox.clock
+    let target: number
+    let frozen: boolean
+    if (req.now !== undefined) {
+      const instant = parseInstant(req.now)
+      if (instant === undefined) throw invalid('now', req.now, 'DateTime', 'must be a real date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM[:SS[.sss]][Z|+HH:MM]) from 1970 to 9999')
+      target = instant
+      frozen = req.frozen ?? false
+    } else {
+      const moved = advanceBy(clockNow(current, at), req.advance!)
+      if (moved === undefined) throw invalid('advance', req.advance, 'Duration', 'must be an ISO 8601 duration forward (PnYnMnWnDTnHnMnS, e.g. P30D or PT2H) that stays before the year 10000')
+      target = moved
+      frozen = req.frozen ?? current?.frozenAt !== undefined
+    }
+    partner.sandbox.clock = frozen ? { offsetMs: target - at, frozenAt: target } : { offsetMs: target - at }
+    return null
+  },
+
+  'clock.reset' ({ partner }: ChangeContext): null {
+    partner.sandbox.clock = null
+    return null
+  }
+}
+
 export function sandboxStateRepo (world: World) {
   const partnerOf = (partnerId: string): Partner => {
     const partner = world.partner(partnerId)
@@ -49,85 +136,41 @@ export function sandboxStateRepo (world: World) {
     },
 
     async addRule (partnerId: string, req: FaultRuleRequest) {
-      const partner = partnerOf(partnerId)
-      let fault: string
-      try {
-        fault = formatFault(parseFault(req.fault))
-      } catch (err) {
-        if (!(err instanceof FaultSyntaxError)) throw err
-        throw invalid('fault', req.fault, 'SandboxFault', `fault ${err.message}`)
-      }
-      const state = partner.sandbox
-      if (state.faultRules.length >= MAX_FAULT_RULES) {
-        throw new SandboxError('SANDBOX_ERR_LIMIT', `Partner '${partner.id}' has ${state.faultRules.length} fault rules; the limit is ${MAX_FAULT_RULES}. Delete some (DELETE /__sandbox/faults).`)
-      }
-      state.faultSeq += 1
-      const rule: FaultRuleState = {
-        id: `rule-${state.faultSeq}`,
-        match: req.match ?? {},
-        fault,
-        probability: req.probability ?? 1,
-        ...(req.times === undefined ? {} : { times: req.times }),
-        ...(req.seed === undefined ? {} : { seed: req.seed, rng: req.seed }),
-        matched: 0,
-        fired: 0,
-        createdAt: new Date().toISOString()
-      }
-      state.faultRules.push(rule)
-      await world.commit(partner)
-      return ruleView(rule)
+      return await world.perform<ReturnType<typeof ruleView>>(partnerId, 'faults.add', req)
     },
 
     async removeRule (partnerId: string, ruleId: string): Promise<void> {
-      const partner = partnerOf(partnerId)
-      const rules = partner.sandbox.faultRules
-      const i = rules.findIndex((r) => r.id === ruleId)
-      if (i === -1) throw notFound('Fault rule', ruleId)
-      rules.splice(i, 1)
-      await world.commit(partner)
+      await world.perform(partnerId, 'faults.remove', { ruleId })
     },
 
     async clearRules (partnerId: string): Promise<void> {
-      const partner = partnerOf(partnerId)
-      partner.sandbox.faultRules = []
-      await world.commit(partner)
+      await world.perform(partnerId, 'faults.clear', {})
+    },
+
+    /**
+     * The rule that fires for a request, if any of the partner's rules matches it: null when none can
+     * (no change made, nothing to wait for), else the rule (or null) once the match is counted.
+     */
+    pick (partnerId: string, facts: RequestFacts): PickedRule | null | Promise<PickedRule | null> {
+      const rules = world.partner(partnerId)?.sandbox.faultRules
+      if (rules === undefined || !rules.some((r) => isActive(r) && matches(r.match, facts))) return null
+      return world.perform<PickedRule | null>(partnerId, 'faults.pick', { facts, entropy: Math.floor(Math.random() * 0x100000000) })
     },
 
     clock (partnerId: string) {
       return clockView(partnerOf(partnerId))
     },
 
-    /** Sets the partner's clock to an instant (running on, or frozen), or moves it forward by a duration. */
     async setClock (partnerId: string, req: ClockRequest) {
-      const partner = partnerOf(partnerId)
-      if ((req.now === undefined) === (req.advance === undefined)) {
-        throw invalid(req.now === undefined ? 'now' : 'advance', req.advance ?? null, 'OneOf', 'send exactly one of now and advance')
-      }
-      const real = Date.now()
-      const current = partner.sandbox.clock
-      let target: number
-      let frozen: boolean
-      if (req.now !== undefined) {
-        const at = parseInstant(req.now)
-        if (at === undefined) throw invalid('now', req.now, 'DateTime', 'must be a real date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM[:SS[.sss]][Z|+HH:MM]) from 1970 to 9999')
-        target = at
-        frozen = req.frozen ?? false
-      } else {
-        const moved = advanceBy(clockNow(current, real), req.advance!)
-        if (moved === undefined) throw invalid('advance', req.advance, 'Duration', 'must be an ISO 8601 duration forward (PnYnMnWnDTnHnMnS, e.g. P30D or PT2H) that stays before the year 10000')
-        target = moved
-        frozen = req.frozen ?? current?.frozenAt !== undefined
-      }
-      partner.sandbox.clock = frozen ? { offsetMs: target - real, frozenAt: target } : { offsetMs: target - real }
-      await world.commit(partner)
-      return clockView(partner)
+      await world.perform(partnerId, 'clock.set', req)
+      return clockView(partnerOf(partnerId))
     },
 
     async resetClock (partnerId: string) {
-      const partner = partnerOf(partnerId)
-      partner.sandbox.clock = null
-      await world.commit(partner)
-      return clockView(partner)
+      await world.perform(partnerId, 'clock.reset', {})
+      return clockView(partnerOf(partnerId))
     }
   }
 }
+
+export type SandboxStateRepo = ReturnType<typeof sandboxStateRepo>

@@ -1,3 +1,4 @@
+import { clockNow } from '../clock.js'
 import { notFound, SandboxError } from '../errors.js'
 import type { Reference } from '../schemas/reference.js'
 import { AgentStore } from './agent.js'
@@ -17,8 +18,65 @@ export interface Limits {
 }
 
 /**
- * Where partners' data goes after a change; a create is answered once commit() resolves. null means
- * nothing to wait for (the memory store): the request then needs no promise at all.
+ * One change of a partner's state, named so that it can be sent elsewhere and applied there again (another
+ * replica applies the same changes in the same order, and gets the same state): what it changes is decided
+ * by its name, its arguments, the time it was made and the partner's state it meets, nothing else.
+ */
+export interface Change {
+  partnerId: string
+  name: string
+  args: unknown
+  /** Real time (epoch ms) when the change was made: the partner's clock turns it into the partner's now. */
+  at: number
+}
+
+/** What a change is applied to. */
+export interface ChangeContext {
+  world: World
+  partner: Partner
+  /** The change's time on the partner's clock. */
+  now: number
+  /** The change's real time (fault rules' creation times, token cut-offs). */
+  at: number
+  /** One of the partner's agents; one deleted meanwhile is a 403, as for a request that names it. */
+  agent: (agentId: string) => AgentStore
+}
+
+export type ApplyChange = (ctx: ChangeContext, args: never) => unknown
+
+/** Every change the store knows, by name (store/changes.ts lists them). */
+export type ChangeRegistry = Readonly<Record<string, ApplyChange>>
+
+/**
+ * Where the partners' state lives (design.md "Many replicas, one sandbox"): in this process (memory, or
+ * lowdb files with a data dir), or shared by several replicas (Redis). The routes, rules and seed code
+ * talk to the World and never know which.
+ */
+export interface StateBackend {
+  /**
+   * Brings the partner here up to date with every change made anywhere before the call (read-your-writes
+   * across replicas); null when it always is (a process of its own), so that a read needs no promise.
+   */
+  sync: (world: World, partnerId: string) => Promise<void> | null
+  /** Applies a change (World.apply) and answers its result once it is durable and visible to every reader. */
+  perform: (world: World, change: Change) => unknown
+  /**
+   * A new partner, committed when it resolves: 'new' (registration) refuses one whose id is taken with 409,
+   * 'if-absent' (the start scenario's partners) leaves one that exists as it is and answers it.
+   */
+  putPartner: (world: World, snapshot: PartnerSnapshot, mode: 'new' | 'if-absent') => Promise<Partner>
+  /** Every partner id of the sandbox (the operator's list, a reset of everything). */
+  partnerIds: (world: World) => string[] | Promise<string[]>
+  /** The guarantee of that id, whichever partner owns it (spec 4.13 is public), with its owner current. */
+  findGuarantee: (world: World, guaranteeId: string) => Guarantee | undefined | Promise<Guarantee | undefined>
+  /** Takes hand-picked guarantee ids for a partner sandbox-wide: 409 if another partner holds one (none is taken then). */
+  claimGuarantees: (world: World, partnerId: string, ids: string[]) => void | Promise<void>
+  close: () => Promise<void>
+}
+
+/**
+ * Where a process of its own keeps partners' data after a change; a create is answered once commit()
+ * resolves. null means nothing to wait for (the memory store): the request then needs no promise at all.
  */
 export interface Persistence {
   commit: (partner: Partner) => Promise<void> | null
@@ -28,10 +86,56 @@ export interface Persistence {
 
 const DONE = Promise.resolve()
 
+const agentForbidden = (partnerId: string, agentId: string): SandboxError =>
+  new SandboxError('SANDBOX_ERR_AGENT_FORBIDDEN', `Agent-Id '${agentId}' is not an agent of client '${partnerId}'`)
+
 export const memoryPersistence: Persistence = {
   commit: () => null,
   remove: () => DONE,
   close: () => DONE
+}
+
+/** The sandbox in one process: a change is applied at once, then committed (to the data dir, if any). */
+export class LocalBackend implements StateBackend {
+  constructor (readonly persistence: Persistence = memoryPersistence) {}
+
+  sync (): null {
+    return null
+  }
+
+  perform (world: World, change: Change): unknown {
+    const result = world.apply(change)
+    const partner = world.partner(change.partnerId)
+    const pending = partner === undefined ? this.persistence.remove(change.partnerId) : this.persistence.commit(partner)
+    return pending === null ? result : pending.then(() => result)
+  }
+
+  async putPartner (world: World, snapshot: PartnerSnapshot, mode: 'new' | 'if-absent'): Promise<Partner> {
+    const existing = world.partner(snapshot.id)
+    if (existing !== undefined) {
+      if (mode === 'if-absent') return existing
+      throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${snapshot.id} is taken`)
+    }
+    const partner = world.putPartner(snapshot)
+    await this.persistence.commit(partner)
+    return partner
+  }
+
+  partnerIds (world: World): string[] {
+    return [...world.partners.keys()]
+  }
+
+  findGuarantee (world: World, guaranteeId: string): Guarantee | undefined {
+    return world.guarantee(guaranteeId)
+  }
+
+  claimGuarantees (world: World, partnerId: string, ids: string[]): void {
+    for (const id of ids) world.assertGuaranteeFree(id, partnerId)
+  }
+
+  async close (): Promise<void> {
+    await this.persistence.close()
+  }
 }
 
 /**
@@ -47,20 +151,52 @@ export class World {
   constructor (
     readonly reference: Reference,
     readonly limits: Limits,
-    private readonly persistence: Persistence = memoryPersistence
+    private readonly changes: ChangeRegistry,
+    readonly backend: StateBackend = new LocalBackend()
   ) {}
 
   partner (id: string): Partner | undefined {
     return this.partners.get(id)
   }
 
+  /** See StateBackend.sync: null when the partner is current here already. */
+  sync (partnerId: string): Promise<void> | null {
+    return this.backend.sync(this, partnerId)
+  }
+
+  /**
+   * Makes a named change of a partner's state (store/changes.ts) and answers its result: at once in
+   * memory, once on disk with a data dir, once every replica can see it with Redis.
+   */
+  perform<R> (partnerId: string, name: string, args: unknown): R | Promise<R> {
+    if (this.changes[name] === undefined) throw new Error(`no change named ${name}`)
+    return this.backend.perform(this, { partnerId, name, args, at: Date.now() }) as R | Promise<R>
+  }
+
+  /** Applies a change to the partner as it stands here: what every backend does, in the order of the changes. */
+  apply (change: Change): unknown {
+    const partner = this.partners.get(change.partnerId)
+    if (partner === undefined) throw notFound('Partner', change.partnerId)
+    const apply = this.changes[change.name] as ((ctx: ChangeContext, args: unknown) => unknown) | undefined
+    if (apply === undefined) throw new Error(`no change named ${change.name}`)
+    return apply({
+      world: this,
+      partner,
+      now: clockNow(partner.sandbox.clock, change.at),
+      at: change.at,
+      agent: (agentId) => {
+        const agent = partner.agents.get(agentId)
+        if (agent === undefined) throw agentForbidden(partner.id, agentId)
+        return agent
+      }
+    }, change.args)
+  }
+
   /** The partner and agent stores of a tenant; an agent deleted since the request was authorised is a 403. */
   resolve (tenant: Tenant): { partner: Partner, agent: AgentStore } {
     const partner = this.partners.get(tenant.partnerId)
     const agent = partner?.agents.get(tenant.agentId)
-    if (partner === undefined || agent === undefined) {
-      throw new SandboxError('SANDBOX_ERR_AGENT_FORBIDDEN', `Agent-Id '${tenant.agentId}' is not an agent of client '${tenant.partnerId}'`)
-    }
+    if (partner === undefined || agent === undefined) throw agentForbidden(tenant.partnerId, tenant.agentId)
     return { partner, agent }
   }
 
@@ -79,6 +215,17 @@ export class World {
     return this.agentOwner.get(agentId)
   }
 
+  /** See StateBackend.findGuarantee. */
+  findGuarantee (id: string): Guarantee | undefined | Promise<Guarantee | undefined> {
+    return this.backend.findGuarantee(this, id)
+  }
+
+  /** See StateBackend.claimGuarantees. */
+  claimGuarantees (partnerId: string, ids: string[]): void | Promise<void> {
+    return this.backend.claimGuarantees(this, partnerId, ids)
+  }
+
+  /** The guarantee among the partners here. */
   guarantee (id: string): Guarantee | undefined {
     return this.guaranteeOwner.get(id)?.guarantees.get(id)
   }
@@ -142,22 +289,8 @@ export class World {
     }
   }
 
-  commit (partner: Partner): Promise<void> | null {
-    return this.persistence.commit(partner)
-  }
-
-  /** value once the partner's change is committed: at once in memory, after the write with a data dir. */
-  committed<T> (partner: Partner, value: T): T | Promise<T> {
-    const pending = this.persistence.commit(partner)
-    return pending === null ? value : pending.then(() => value)
-  }
-
-  forget (partnerId: string): Promise<void> {
-    return this.persistence.remove(partnerId)
-  }
-
   close (): Promise<void> {
-    return this.persistence.close()
+    return this.backend.close()
   }
 
   private assertAgentFree (agentId: string, partnerId: string): void {
@@ -167,7 +300,7 @@ export class World {
     }
   }
 
-  private assertGuaranteeFree (guaranteeId: string, partnerId: string): void {
+  assertGuaranteeFree (guaranteeId: string, partnerId: string): void {
     const owner = this.guaranteeOwner.get(guaranteeId)
     if (owner !== undefined && owner.id !== partnerId) {
       throw new SandboxError('SANDBOX_ERR_CONFLICT', `Guarantee ${guaranteeId} already exists`)

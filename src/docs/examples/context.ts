@@ -5,6 +5,7 @@ import type { Reference } from '../../schemas/reference.js'
 import type { ScenarioLibrary } from '../../seed/scenarios.js'
 import { AgentStore } from '../../store/agent.js'
 import { createRepos } from '../../store/index.js'
+import { CHANGES } from '../../store/changes.js'
 import { World } from '../../store/world.js'
 import { responseKit } from './responses.js'
 
@@ -26,7 +27,7 @@ export function exampleContext (scenarios: ScenarioLibrary, reference: Reference
   const def = loaded.partners.get(PARTNER)
   if (def === undefined) throw new Error(`scenario ${EXAMPLE_SCENARIO} has no partner ${PARTNER}`)
   const snapshot = buildPartner({ reference, validator: UNCHECKED }, loaded, scenario.seed, scenarioIdentity(def))
-  const world = new World(reference, { maxRecords: Number.MAX_SAFE_INTEGER, maxAgents: Number.MAX_SAFE_INTEGER })
+  const world = new World(reference, { maxRecords: Number.MAX_SAFE_INTEGER, maxAgents: Number.MAX_SAFE_INTEGER }, CHANGES)
   world.putPartner(snapshot)
 
   const user = def.users?.[0]

@@ -23,7 +23,7 @@ export default async function api (fastify: FastifyInstance, opts: { faultHoldMs
   })
   fastify.addHook('onRoute', readBodyLikeJackson)
   // issue 11: Sandbox-Fault, Prefer: code=, magic values and the partner's fault rules, on every operation
-  await fastify.register(faults, { world: fastify.world, holdMs: opts.faultHoldMs })
+  await fastify.register(faults, { rules: fastify.repos.sandboxState, holdMs: opts.faultHoldMs })
   for (const routes of [accounts, publicAccounts, banks, beneficiaries, customers, guarantees, investmentTypes, messages, products]) {
     await fastify.register(routes)
   }
