@@ -21,8 +21,10 @@ import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import { PACKAGE_JSON } from './files.js'
 import api from './routes/api/index.js'
-import consoleRoutes, { ConsoleSessions, sessionClaims } from './routes/console.js'
+import consoleRoutes, { sessionClaims } from './routes/console.js'
+import { ConsoleSessions } from './store/console-sessions.js'
 import sandbox from './routes/sandbox/index.js'
+import { RedisConsoleSessions } from './store/redis/console-sessions.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 
@@ -102,12 +104,12 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
-  const sessions = new ConsoleSessions()
+  const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))
   await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl })
   // the token-protected routes, in a scope of their own so that the hooks apply to them only
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
-    await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, fastify.world, request) })
+    await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
     await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION })

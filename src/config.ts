@@ -32,6 +32,10 @@ export const ConfigSchema = Type.Object({
   rateLimit: option(Type.Integer({ minimum: 0, maximum: 1000000, default: 0, description: 'Requests per second each partner may make to /api and /__sandbox (429 with Retry-After above); 0 turns the limit off' }), 'SANDBOX_RATE_LIMIT', 'rate-limit'),
   tokenRateLimit: option(Type.Integer({ minimum: 0, maximum: 1000000, default: 0, description: 'Token requests per second each client may make to the token endpoint (429 with Retry-After above); 0 turns the limit off' }), 'SANDBOX_TOKEN_RATE_LIMIT', 'token-rate-limit'),
   journalSize: option(Type.Integer({ minimum: 0, maximum: 10000, default: 200, description: "Requests kept in each partner's request journal (in memory; at most 4 KiB per entry on average, the newest always kept); 0 turns the journal off" }), 'SANDBOX_JOURNAL_SIZE', 'journal-size'),
+  redisUrl: option(Type.Optional(Type.String({ pattern: '^rediss?://[^\\s]+$', description: 'Redis or Valkey (7+) that replicas share their state through (redis://[user:password@]host:port[/db], rediss:// for TLS); unset: one process, in memory or in the data dir' })), 'SANDBOX_REDIS_URL', 'redis-url'),
+  redisCluster: option(Type.Integer({ minimum: 0, maximum: 1, default: 0, description: 'Set to 1 when SANDBOX_REDIS_URL names a node of a Redis Cluster' }), 'SANDBOX_REDIS_CLUSTER', 'redis-cluster'),
+  redisPrefix: option(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', default: 'sbx', description: "Prefix of the sandbox's Redis keys (several sandboxes can share one Redis)" }), 'SANDBOX_REDIS_PREFIX', 'redis-prefix'),
+  redisTimeout: option(Type.Integer({ minimum: 100, maximum: 60000, default: 2000, description: 'Milliseconds a Redis command may take; a request whose state cannot be read or written in time answers 503 with Retry-After' }), 'SANDBOX_REDIS_TIMEOUT', 'redis-timeout'),
   deprecationDate: option(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', default: '2026-01-01', description: 'Date sent in the Deprecation header of deprecated API versions (YYYY-MM-DD)' }), 'SANDBOX_DEPRECATION_DATE', 'deprecation-date')
 }, { $id: 'SandboxConfig', additionalProperties: false })
 
@@ -56,7 +60,7 @@ export const OPTIONS: OptionInfo[] = Object.entries(ConfigSchema.properties).map
 }))
 
 /** Options whose values are secrets: never echoed in messages. */
-const SECRET_OPTIONS = new Set<string>(['adminToken', 'signingKey'])
+const SECRET_OPTIONS = new Set<string>(['adminToken', 'signingKey', 'redisUrl'])
 
 export class ConfigError extends Error {
   constructor (message: string) {
@@ -104,6 +108,7 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
     throw new ConfigError(`invalid option ${name} = ${value}: ${describe(first.schema)}`)
   }
   const config = withDefaults as Config
+  if (config.redisUrl !== undefined) sharedStateChecks(config)
   if (config.publicUrl === undefined) config.publicUrl = `http://localhost:${config.port}`
   config.publicUrl = config.publicUrl.replace(/\/+$/, '')
   // Date.parse('2026-02-31') is 3 March: a real date reads back unchanged
@@ -112,6 +117,16 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
     throw new ConfigError(`invalid option --deprecation-date / SANDBOX_DEPRECATION_DATE = "${config.deprecationDate}": expected a real date YYYY-MM-DD`)
   }
   return config
+}
+
+/** What replicas sharing state through Redis need: one signing key for all (a key of its own per process would make every other replica's tokens invalid here). */
+function sharedStateChecks (config: Config): void {
+  if (config.dataDir !== undefined) {
+    throw new ConfigError('options --data-dir / SANDBOX_DATA_DIR and --redis-url / SANDBOX_REDIS_URL exclude each other: with Redis every replica keeps its state there; unset one of them')
+  }
+  if (config.signingKey === undefined) {
+    throw new ConfigError('option --redis-url / SANDBOX_REDIS_URL needs a signing key shared by every replica: set SANDBOX_SIGNING_KEY (or --signing-key) to the same RSA private key (PEM or JWK JSON) on each')
+  }
 }
 
 function describe (schema: TSchema): string {

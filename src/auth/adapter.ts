@@ -7,7 +7,7 @@ interface Entry {
 
 export interface AdapterHooks {
   /** The OAuth client metadata of a partner, or undefined. */
-  client: (clientId: string) => AdapterPayload | undefined
+  client: (clientId: string) => Promise<AdapterPayload | undefined>
   /** Called for each access token that a grant revocation takes with it. */
   onAccessTokenRevoked: (jti: string, exp: number) => void
 }

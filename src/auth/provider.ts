@@ -87,8 +87,9 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     }
   }
 
-  const client = (id: string): AdapterPayload | undefined =>
-    clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
+  // the client's partner made current here first (with replicas: a partner registered on another one)
+  const client = async (id: string): Promise<AdapterPayload | undefined> =>
+    await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
   const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUri, id)
   const adapter = createAdapterFactory({
     client,

@@ -47,43 +47,55 @@ function plainBearer (header: string | undefined): string | undefined {
  * schema has checked the header is there (400). Routes flagged public get neither, partnerOnly
  * routes no Agent-Id binding: the hooks are attached per route as it is registered.
  */
-async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVerifier, world: World, session?: (request: FastifyRequest) => AccessClaims | undefined }): Promise<void> {
+async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVerifier, world: World, session?: (request: FastifyRequest) => AccessClaims | undefined | Promise<AccessClaims | undefined> }): Promise<void> {
   const { verifier, world, session } = opts
   fastify.decorateRequest('token', null)
   fastify.decorateRequest('tenant', null)
 
-  const authenticate = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const header = request.headers.authorization
-    // the hot path: a token verified before, still valid, of a partner that still exists (no promise)
-    const plain = plainBearer(header)
-    const known = plain === undefined ? undefined : verifier.cached(plain)
-    if (known !== undefined && world.partner(known.clientId) !== undefined) {
-      request.token = known
-      return done()
-    }
-    // the partner console: a session cookie in place of a token, on the control API only
-    if (header === undefined && session !== undefined && request.routeOptions.config.consoleSession === true) {
-      try {
-        request.token = session(request) ?? null
-      } catch (err) {
-        return done(err as Error)
-      }
-      if (request.token !== null) return done()
-    }
+  const accept = (request: FastifyRequest, claims: AccessClaims, done: HookHandlerDoneFunction): void => {
+    if (world.partner(claims.clientId) === undefined) return done(invalidToken('the client of the access token no longer exists'))
+    request.token = claims
+    done()
+  }
+
+  /** A verified token's partner, brought up to date first (with replicas: every change made anywhere before). */
+  const admit = (request: FastifyRequest, claims: AccessClaims, done: HookHandlerDoneFunction): void => {
+    const pending = world.sync(claims.clientId)
+    if (pending === null) return accept(request, claims, done)
+    pending.then(() => accept(request, claims, done), done)
+  }
+
+  const verify = (request: FastifyRequest, header: string | undefined, done: HookHandlerDoneFunction): void => {
     let token: string
     try {
       token = bearer(header)
     } catch (err) {
       return done(err as Error)
     }
-    // the partner check inside the promise chain: a throw in then() would escape the rejection handler
-    verifier.verify(token).then((claims) => {
-      if (world.partner(claims.clientId) === undefined) throw new TokenError('the client of the access token no longer exists')
-      return claims
-    }).then((claims) => {
-      request.token = claims
-      done()
-    }, (err: unknown) => done(err instanceof TokenError ? invalidToken(err.reason) : err as Error))
+    verifier.verify(token).then((claims) => admit(request, claims, done), (err: unknown) => done(err instanceof TokenError ? invalidToken(err.reason) : err as Error))
+  }
+
+  const authenticate = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const header = request.headers.authorization
+    // the hot path: a token verified before and still valid (no promise in a sandbox of one process)
+    const plain = plainBearer(header)
+    const known = plain === undefined ? undefined : verifier.cached(plain)
+    if (known !== undefined) return admit(request, known, done)
+    // the partner console: a session cookie in place of a token, on the control API only
+    if (header === undefined && session !== undefined && request.routeOptions.config.consoleSession === true) {
+      let found: AccessClaims | undefined | Promise<AccessClaims | undefined>
+      try {
+        found = session(request)
+      } catch (err) {
+        return done(err as Error)
+      }
+      if (found instanceof Promise) {
+        found.then((claims) => claims === undefined ? verify(request, header, done) : admit(request, claims, done), done)
+        return
+      }
+      if (found !== undefined) return admit(request, found, done)
+    }
+    verify(request, header, done)
   }
 
   const bindAgent = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {

@@ -11,9 +11,14 @@ import { ScenarioLibrary } from '../seed/scenarios.js'
 import { loadVerified } from '../seed/verified.js'
 import { createRepos, type Repos } from '../store/index.js'
 import { FilePersistence } from '../store/persistence.js'
-import { NamedSnapshots } from '../store/snapshots.js'
+import { NamedSnapshots, type NamedSnapshotStore } from '../store/snapshots.js'
 import { CHANGES } from '../store/changes.js'
 import { LocalBackend, World } from '../store/world.js'
+import { RedisBackend } from '../store/redis/backend.js'
+import { connected, redisClient, type RedisClient } from '../store/redis/connection.js'
+import { RedisKeys } from '../store/redis/keys.js'
+import { defineScripts } from '../store/redis/scripts.js'
+import { RedisNamedSnapshots } from '../store/redis/snapshots.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,8 +29,33 @@ declare module 'fastify' {
     reference: Reference
     /** The API schemas without the API's scalar coercion: what scenario files and snapshots must pass. */
     dataValidator: Ajv
-    snapshots: NamedSnapshots
+    snapshots: NamedSnapshotStore
+    /** The shared store of replicas (SANDBOX_REDIS_URL) and its key names; null for a sandbox of one process. */
+    redis: { client: RedisClient, keys: RedisKeys } | null
   }
+}
+
+/** Connects to the shared store, or says why not (the start stops: a replica without its state is no use). */
+async function connectShared (config: Config): Promise<{ client: RedisClient, keys: RedisKeys }> {
+  const client = redisClient({ url: config.redisUrl!, cluster: config.redisCluster === 1, commandTimeout: config.redisTimeout })
+  // errors come back through the commands; without a listener each would also be thrown as an 'error' event
+  client.on('error', () => {})
+  defineScripts(client)
+  try {
+    await client.connect()
+    if (!connected(client)) await new Promise((resolve) => client.once('ready', resolve))
+  } catch (err) {
+    client.disconnect()
+    throw new Error(`cannot reach Redis at SANDBOX_REDIS_URL (${redactedUrl(config.redisUrl!)}): ${(err as Error).message}`)
+  }
+  return { client, keys: new RedisKeys(config.redisPrefix) }
+}
+
+/** The URL without its password, for messages. */
+function redactedUrl (url: string): string {
+  const u = new URL(url)
+  if (u.password !== '') u.password = '***'
+  return u.toString()
 }
 
 /**
@@ -42,8 +72,10 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   if (!scenarios.has(config.scenario)) {
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }
+  const shared = config.redisUrl === undefined ? null : await connectShared(config)
   const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message))
-  const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, new LocalBackend(files))
+  const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log)
+  const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend)
   const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed })
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))
   control.restore(saved)
@@ -57,7 +89,9 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   fastify.decorate('scenarios', scenarios)
   fastify.decorate('reference', reference)
   fastify.decorate('dataValidator', validator)
-  fastify.decorate('snapshots', new NamedSnapshots(config.dataDir))
+  const snapshots: NamedSnapshotStore = shared === null ? new NamedSnapshots(config.dataDir) : new RedisNamedSnapshots(shared.client, shared.keys)
+  fastify.decorate('snapshots', snapshots)
+  fastify.decorate('redis', shared)
   // on close, every pending batch reaches the disk before the process may exit
   fastify.addHook('onClose', async () => { await world.close() })
 }

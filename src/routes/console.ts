@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -7,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { sameSecret } from '../auth/same-secret.js'
 import type { AccessClaims } from '../auth/verify.js'
 import { SandboxError } from '../errors.js'
+import { SESSION_COOKIE, SESSION_TTL_MS, type ConsoleSessions, type Session } from '../store/console-sessions.js'
 import type { World } from '../store/world.js'
 import { PACKAGE_JSON, ROOT } from '../files.js'
 
@@ -25,9 +25,6 @@ declare module 'fastify' {
   }
 }
 
-export const SESSION_COOKIE = 'sandbox_console'
-const SESSION_TTL_MS = 8 * 60 * 60 * 1000
-const MAX_SESSIONS = 10_000
 const SAFE_METHODS = new Set(['GET', 'HEAD'])
 
 /**
@@ -47,8 +44,6 @@ const CONSOLE_CSP = [
   "frame-ancestors 'none'"
 ].join('; ')
 
-interface Session { partnerId: string, csrf: string, expires: number }
-
 const require = createRequire(PACKAGE_JSON)
 const CONSOLE_DIR = new URL('console/', ROOT)
 
@@ -60,49 +55,22 @@ const FILES: Record<string, { type: string, path: string | URL }> = {
   'pico.css': { type: 'text/css; charset=utf-8', path: require.resolve('@picocss/pico/css/pico.min.css') }
 }
 
-export class ConsoleSessions {
-  private readonly sessions = new Map<string, Session>()
-
-  create (partnerId: string): { id: string, session: Session } {
-    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!)
-    const id = randomBytes(32).toString('base64url')
-    const session = { partnerId, csrf: randomBytes(24).toString('base64url'), expires: Date.now() + SESSION_TTL_MS }
-    this.sessions.set(id, session)
-    return { id, session }
-  }
-
-  /** The live session of a request's cookie, if any. */
-  of (request: FastifyRequest): { id: string, session: Session } | undefined {
-    const cookie = request.headers.cookie
-    if (cookie === undefined) return undefined
-    const m = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([A-Za-z0-9_-]{43})(?:;|$)`).exec(cookie)
-    const session = m === null ? undefined : this.sessions.get(m[1])
-    if (session === undefined) return undefined
-    if (session.expires <= Date.now()) {
-      this.sessions.delete(m![1])
-      return undefined
-    }
-    return { id: m![1], session }
-  }
-
-  end (id: string): void {
-    this.sessions.delete(id)
-  }
-}
-
 /**
  * The claims a console session stands for on a control route (no Authorization header), or undefined when
  * the request has no live session; a state-changing call without the session's CSRF value is refused.
  */
-export function sessionClaims (sessions: ConsoleSessions, world: World, request: FastifyRequest): AccessClaims | undefined {
-  const found = sessions.of(request)
-  if (found === undefined || world.partner(found.session.partnerId) === undefined) return undefined
-  if (!SAFE_METHODS.has(request.method) && request.headers['x-console-csrf'] !== found.session.csrf) {
-    throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'A console session call that changes state needs the X-Console-Csrf header of its session')
+export function sessionClaims (sessions: ConsoleSessions, request: FastifyRequest): AccessClaims | undefined | Promise<AccessClaims | undefined> {
+  const claimsOf = (found: { id: string, session: Session } | undefined): AccessClaims | undefined => {
+    if (found === undefined) return undefined
+    if (!SAFE_METHODS.has(request.method) && request.headers['x-console-csrf'] !== found.session.csrf) {
+      throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'A console session call that changes state needs the X-Console-Csrf header of its session')
+    }
+    // the console's own calls (its polling, its buttons) are not what the partner's code sent
+    request.unjournaled = true
+    return { jti: found.id, exp: Math.floor(found.session.expires / 1000), clientId: found.session.partnerId, agentIds: [], scope: 'console', payload: {} }
   }
-  // the console's own calls (its polling, its buttons) are not what the partner's code sent
-  request.unjournaled = true
-  return { jti: found.id, exp: Math.floor(found.session.expires / 1000), clientId: found.session.partnerId, agentIds: [], scope: 'console', payload: {} }
+  const found = sessions.of(request)
+  return found instanceof Promise ? found.then(claimsOf) : claimsOf(found)
 }
 
 const SignIn = Type.Object({
@@ -132,25 +100,27 @@ export default async function consoleRoutes (fastify: FastifyInstance, opts: { s
   })
 
   app.post('/console/session', { ...hidden, schema: { hide: true, body: SignIn } }, async (request, reply) => {
+    await world.sync(request.body.clientId)
     const partner = world.partner(request.body.clientId)
     if (partner === undefined || !sameSecret(partner.secret, request.body.clientSecret)) {
       throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'Unknown client id or wrong client secret')
     }
-    const { id, session } = sessions.create(partner.id)
+    const { id, session } = await sessions.create(partner.id)
     reply.header('set-cookie', cookie(request, id, SESSION_TTL_MS / 1000)).header('cache-control', 'no-store')
     return who(partner.id, session.csrf)
   })
 
   app.get('/console/session', hidden, async (request, reply) => {
-    const found = sessions.of(request)
+    const found = await sessions.of(request)
     if (found === undefined) throw new SandboxError('SANDBOX_ERR_TOKEN_MISSING', 'Not signed in to the console')
+    await world.sync(found.session.partnerId)
     reply.header('cache-control', 'no-store')
     return who(found.session.partnerId, found.session.csrf)
   })
 
   app.delete('/console/session', hidden, async (request, reply) => {
-    const found = sessions.of(request)
-    if (found !== undefined) sessions.end(found.id)
+    const found = await sessions.of(request)
+    if (found !== undefined) await sessions.end(found.id)
     return await reply.code(204).header('set-cookie', cookie(request, '', 0)).send()
   })
 }

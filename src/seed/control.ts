@@ -5,7 +5,7 @@ import { AgentIdTaken, ensureAgentRoom } from '../store/partners.js'
 import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
 import { buildAgentAsync, buildPartnerAsync, type BuildContext } from './build.js'
-import { freshAgentSpec, identityOf, registeredIdentity, scenarioIdentity, type NewPartner } from './identities.js'
+import { freshAgentSpec, identityOf, leastRegisteredNumber, registeredIdentity, scenarioIdentity, type NewPartner } from './identities.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
 import { agentSummary, partnerSummary, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
 
@@ -61,8 +61,9 @@ export class ScenarioControl {
     const seed = this.start.seed ?? loaded.scenario.seed
     const existing = new Set(await this.world.backend.partnerIds(this.world))
     for (const def of loaded.scenario.partners) {
-      if (existing.has(def.id)) continue
-      await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, seed, scenarioIdentity(def)), 'if-absent')
+      // (with replicas: made by the first replica to start; the others read it)
+      if (existing.has(def.id)) await this.world.sync(def.id)
+      else await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, seed, scenarioIdentity(def)), 'if-absent')
     }
   }
 
@@ -159,7 +160,8 @@ export class ScenarioControl {
 
   private async register (opts: RegisterOptions): Promise<RegisteredPartner> {
     const loaded = this.scenario(opts.scenario ?? this.start.scenario)
-    const identity = registeredIdentity(this.world, this.library, opts)
+    const number = await this.world.backend.nextPartnerNumber(this.world, leastRegisteredNumber(this.library))
+    const identity = registeredIdentity(this.world, this.library, opts, number)
     const partner = await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, opts.seed ?? loaded.scenario.seed, identity), 'new')
     return { clientId: identity.id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
   }

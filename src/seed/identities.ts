@@ -75,16 +75,19 @@ function clientIdsTaken (world: World, library: ScenarioLibrary): Set<string> {
   return taken
 }
 
-/** A partner the operator registers: a free client id, a number after every one in use or declared, a new secret. */
-export function registeredIdentity (world: World, library: ScenarioLibrary, opts: NewPartner): PartnerIdentity {
+/** The least number a registered partner may have: after every one a scenario declares. */
+export function leastRegisteredNumber (library: ScenarioLibrary): number {
+  return Math.max(1, ...library.names().flatMap((n) => library.get(n).scenario.partners.map((p) => p.number + 1)))
+}
+
+/** A partner the operator registers: a free client id, the number given (store: after every one in use or declared), a new secret. */
+export function registeredIdentity (world: World, library: ScenarioLibrary, opts: NewPartner, number: number): PartnerIdentity {
   const id = opts.clientId ?? `partner-${randomBytes(4).toString('hex')}`
   const taken = clientIdsTaken(world, library)
   const publicIds = (opts.publicClients ?? []).map((c) => c.clientId)
   for (const wanted of [id, ...publicIds]) {
     if (taken.has(wanted) || [id, ...publicIds].filter((x) => x === wanted).length > 1) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${wanted} is taken`)
   }
-  const scenarioNumbers = library.names().flatMap((n) => library.get(n).scenario.partners.map((p) => p.number))
-  const number = Math.max(world.nextPartnerNumber(), ...scenarioNumbers.map((n) => n + 1))
   const count = opts.agents ?? 1
   return {
     id,

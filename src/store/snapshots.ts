@@ -16,6 +16,16 @@ export const MAX_SNAPSHOTS = 20
 
 interface Kept { info: SnapshotInfo, text?: string }
 
+/** Where a partner's named snapshots are kept: in this process (memory or the data dir), or in Redis. */
+export interface NamedSnapshotStore {
+  list: (partnerId: string) => SnapshotInfo[] | Promise<SnapshotInfo[]>
+  /** Saves (or replaces) a named snapshot; 403 past MAX_SNAPSHOTS. */
+  save: (partnerId: string, name: string, text: string) => Promise<SnapshotInfo>
+  /** The document text of a named snapshot; 404 when there is none. */
+  read: (partnerId: string, name: string) => Promise<string>
+  remove: (partnerId: string, name: string) => Promise<void>
+}
+
 async function writeAtomically (dir: string, file: string, text: string): Promise<void> {
   const path = join(dir, file)
   const tmp = `${path}.${process.pid}.tmp`
@@ -32,7 +42,7 @@ async function writeAtomically (dir: string, file: string, text: string): Promis
   await d.sync().catch(() => {}).finally(() => d.close())
 }
 
-export class NamedSnapshots {
+export class NamedSnapshots implements NamedSnapshotStore {
   private readonly byPartner = new Map<string, Map<string, Kept>>()
   private readonly dir: string | undefined
 

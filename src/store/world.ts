@@ -69,8 +69,14 @@ export interface StateBackend {
   partnerIds: (world: World) => string[] | Promise<string[]>
   /** The guarantee of that id, whichever partner owns it (spec 4.13 is public), with its owner current. */
   findGuarantee: (world: World, guaranteeId: string) => Guarantee | undefined | Promise<Guarantee | undefined>
-  /** Takes hand-picked guarantee ids for a partner sandbox-wide: 409 if another partner holds one (none is taken then). */
+  /** Takes guarantee ids for a partner sandbox-wide: 409 if another partner holds one (none is taken then). */
   claimGuarantees: (world: World, partnerId: string, ids: string[]) => void | Promise<void>
+  /** The partner that a client id (a partner's, or one of its public clients') belongs to, current here. */
+  findClient: (world: World, clientId: string) => string | undefined | Promise<string | undefined>
+  /** A partner number for a new partner: after every one given out, and at least `least`. */
+  nextPartnerNumber: (world: World, least: number) => number | Promise<number>
+  /** A partner and everything it has, gone for good. */
+  removePartner: (world: World, partnerId: string) => Promise<void>
   close: () => Promise<void>
 }
 
@@ -131,6 +137,23 @@ export class LocalBackend implements StateBackend {
 
   claimGuarantees (world: World, partnerId: string, ids: string[]): void {
     for (const id of ids) world.assertGuaranteeFree(id, partnerId)
+  }
+
+  findClient (world: World, clientId: string): string | undefined {
+    if (world.partner(clientId) !== undefined) return clientId
+    for (const p of world.partners.values()) if (p.publicClients.some((c) => c.clientId === clientId)) return p.id
+    return undefined
+  }
+
+  nextPartnerNumber (world: World, least: number): number {
+    let max = 0
+    for (const p of world.partners.values()) max = Math.max(max, p.number)
+    return Math.max(max + 1, least)
+  }
+
+  async removePartner (world: World, partnerId: string): Promise<void> {
+    world.removePartner(partnerId)
+    await this.persistence.remove(partnerId)
   }
 
   async close (): Promise<void> {
@@ -215,6 +238,11 @@ export class World {
     return this.agentOwner.get(agentId)
   }
 
+  /** See StateBackend.findClient. */
+  findClient (clientId: string): string | undefined | Promise<string | undefined> {
+    return this.backend.findClient(this, clientId)
+  }
+
   /** See StateBackend.findGuarantee. */
   findGuarantee (id: string): Guarantee | undefined | Promise<Guarantee | undefined> {
     return this.backend.findGuarantee(this, id)
@@ -234,12 +262,6 @@ export class World {
     return this.guaranteeOwner.get(id)
   }
 
-  nextPartnerNumber (): number {
-    let max = 0
-    for (const p of this.partners.values()) max = Math.max(max, p.number)
-    return max + 1
-  }
-
   /** Replaces (or adds) a whole partner. Its agent and guarantee ids must not belong to another partner. */
   putPartner (snapshot: PartnerSnapshot): Partner {
     for (const a of snapshot.agents) this.assertAgentFree(a.id, snapshot.id)
@@ -251,6 +273,16 @@ export class World {
     for (const id of partner.agents.keys()) this.agentOwner.set(id, partner)
     for (const id of partner.guarantees.keys()) this.guaranteeOwner.set(id, partner)
     return partner
+  }
+
+  /**
+   * A partner as another replica made it (its snapshot in the shared store): the indexes follow it even
+   * where a partner held here says otherwise (one removed meanwhile that this replica has not heard of).
+   */
+  adoptPartner (snapshot: PartnerSnapshot): Partner {
+    for (const a of snapshot.agents) this.agentOwner.delete(a.id)
+    for (const g of snapshot.guarantees) this.guaranteeOwner.delete(g.guaranteeId)
+    return this.putPartner(snapshot)
   }
 
   removePartner (id: string): void {

@@ -84,7 +84,7 @@ export default async function snapshotControl (fastify: FastifyInstance): Promis
       response: { 200: ref(SnapshotList), ...errorResponses(401) }
     },
     config
-  }, async (request) => ({ snapshots: snapshots.list(partnerOf(request)) }))
+  }, async (request) => ({ snapshots: await snapshots.list(partnerOf(request)) }))
 
   app.post('/snapshots', {
     schema: {

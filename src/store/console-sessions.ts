@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+
+/*
+ * The partner console's sign-ins (routes/console.ts): a random id per session, naming a partner, with the
+ * CSRF value its page sends back. Kept in this process, or in Redis (store/redis/console-sessions.ts).
+ */
+
+export const SESSION_COOKIE = 'sandbox_console'
+export const SESSION_TTL_MS = 8 * 60 * 60 * 1000
+const MAX_SESSIONS = 10_000
+
+export interface Session { partnerId: string, csrf: string, expires: number }
+
+/** Where console sessions are kept: in this process, or in Redis so that every replica knows them. */
+export interface ConsoleSessionStore {
+  put: (id: string, session: Session) => void | Promise<void>
+  get: (id: string) => Session | undefined | Promise<Session | undefined>
+  end: (id: string) => void | Promise<void>
+}
+
+export class MemoryConsoleSessions implements ConsoleSessionStore {
+  private readonly sessions = new Map<string, Session>()
+
+  put (id: string, session: Session): void {
+    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!)
+    this.sessions.set(id, session)
+  }
+
+  get (id: string): Session | undefined {
+    const session = this.sessions.get(id)
+    if (session !== undefined && session.expires <= Date.now()) {
+      this.sessions.delete(id)
+      return undefined
+    }
+    return session
+  }
+
+  end (id: string): void {
+    this.sessions.delete(id)
+  }
+}
+
+/** Console sign-ins: a random id per session, kept in a store (ConsoleSessionStore). */
+export class ConsoleSessions {
+  constructor (private readonly store: ConsoleSessionStore = new MemoryConsoleSessions()) {}
+
+  async create (partnerId: string): Promise<{ id: string, session: Session }> {
+    const id = randomBytes(32).toString('base64url')
+    const session = { partnerId, csrf: randomBytes(24).toString('base64url'), expires: Date.now() + SESSION_TTL_MS }
+    await this.store.put(id, session)
+    return { id, session }
+  }
+
+  /** The live session of a request's cookie, if any. */
+  of (request: FastifyRequest): { id: string, session: Session } | undefined | Promise<{ id: string, session: Session } | undefined> {
+    const cookie = request.headers.cookie
+    if (cookie === undefined) return undefined
+    const m = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([A-Za-z0-9_-]{43})(?:;|$)`).exec(cookie)
+    if (m === null) return undefined
+    const id = m[1]
+    const found = (session: Session | undefined) => session === undefined || session.expires <= Date.now() ? undefined : { id, session }
+    const session = this.store.get(id)
+    return session instanceof Promise ? session.then(found) : found(session)
+  }
+
+  async end (id: string): Promise<void> {
+    await this.store.end(id)
+  }
+}

@@ -1,0 +1,54 @@
+/*
+ * Redis key names. A partner's keys carry its id as a Redis Cluster hash tag ({partner-a}), so that one
+ * partner's keys share a slot: its scripts touch several of them at once, on one Redis or on a cluster.
+ * The sandbox-wide keys (which partner owns a client id, a guarantee, a number) share the tag {sandbox}.
+ * Every name starts with the prefix (SANDBOX_REDIS_PREFIX), so several sandboxes can share one Redis.
+ */
+
+export class RedisKeys {
+  constructor (readonly prefix: string) {}
+
+  private partnerKey (partnerId: string, name: string): string {
+    return `${this.prefix}:{${partnerId}}:${name}`
+  }
+
+  /** A hash: incarnation, the log entry the snapshot holds, the oldest entry kept, sizes. */
+  head (partnerId: string): string { return this.partnerKey(partnerId, 'head') }
+  /** The partner's state as JSON, up to the head's snapAt. */
+  snap (partnerId: string): string { return this.partnerKey(partnerId, 'snap') }
+  /** A stream of the changes since (store/changes.ts), in the order every replica applies them. */
+  log (partnerId: string): string { return this.partnerKey(partnerId, 'log') }
+  /** Who is writing the partner's next snapshot (a lease). */
+  compacting (partnerId: string): string { return this.partnerKey(partnerId, 'compacting') }
+  /** Named snapshots: name -> the document, and name -> its info. */
+  namedSnapshots (partnerId: string): string { return this.partnerKey(partnerId, 'snapshots') }
+  namedSnapshotInfo (partnerId: string): string { return this.partnerKey(partnerId, 'snapshot-info') }
+  /** The request journal (a capped stream). */
+  journal (partnerId: string): string { return this.partnerKey(partnerId, 'journal') }
+  /** The guarantee ids the partner took in the sandbox-wide index (removed with it). */
+  claims (partnerId: string): string { return this.partnerKey(partnerId, 'claims') }
+  /** A counter of the partner's own (rate limits, lockouts). */
+  counter (partnerId: string, name: string): string { return this.partnerKey(partnerId, `count:${name}`) }
+
+  /** Every key of a partner, for its removal. */
+  allOf (partnerId: string): string[] {
+    return [this.head(partnerId), this.snap(partnerId), this.log(partnerId), this.compacting(partnerId), this.namedSnapshots(partnerId),
+      this.namedSnapshotInfo(partnerId), this.journal(partnerId), this.claims(partnerId)]
+  }
+
+  /** A console session (expires with it). */
+  consoleSession (id: string): string { return `${this.prefix}:console:${id}` }
+
+  private global (name: string): string { return `${this.prefix}:{sandbox}:${name}` }
+
+  /** partner id -> its number, for every partner. */
+  get partners (): string { return this.global('partners') }
+  /** client id (partners' and their public clients') -> partner id. */
+  get clients (): string { return this.global('clients') }
+  /** hand-picked guarantee id -> partner id (an assigned one names its partner by its number). */
+  get guarantees (): string { return this.global('guarantees') }
+  /** partner number -> partner id. */
+  get numbers (): string { return this.global('numbers') }
+  /** The last partner number given out. */
+  get lastNumber (): string { return this.global('last-number') }
+}
