@@ -91,6 +91,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   fastify.decorate('dataValidator', validator)
   const snapshots: NamedSnapshotStore = shared === null ? new NamedSnapshots(config.dataDir) : new RedisNamedSnapshots(shared.client, shared.keys)
   fastify.decorate('snapshots', snapshots)
+  control.whenDeleted(async (partnerId) => await snapshots.forget(partnerId))
   fastify.decorate('redis', shared)
   // on close, every pending batch reaches the disk before the process may exit
   fastify.addHook('onClose', async () => { await world.close() })

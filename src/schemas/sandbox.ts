@@ -108,6 +108,8 @@ export const RegisteredPartner = Type.Object({
   summary: ref(PartnerSummary)
 }, { $id: 'SandboxRegisteredPartner', title: 'SandboxRegisteredPartner' })
 
+export const ClientIdParam = Type.Object({ clientId: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$', examples: ['acme-conveyancing'] }) })
+
 export const PartnerList = Type.Object({ partners: Type.Array(ref(PartnerSummary)) }, { $id: 'SandboxPartnerList', title: 'SandboxPartnerList' })
 
 export const SANDBOX_SCHEMAS = [ResetRequest, PartnerResetRequest, AgentRequest, AgentSummary, PartnerSummary, ScenarioSummary, ScenarioList,

@@ -1,4 +1,4 @@
-import { notFound, validationFailed } from '../errors.js'
+import { SandboxError, notFound, validationFailed } from '../errors.js'
 import type { AgentStore } from '../store/agent.js'
 import type { Partner } from '../store/partner.js'
 import { AgentIdTaken, ensureAgentRoom } from '../store/partners.js'
@@ -25,6 +25,13 @@ export class ScenarioControl {
     private readonly ctx: BuildContext,
     private readonly start: { scenario: string, seed?: number }
   ) {}
+
+  /** What else goes with a deleted partner (its named snapshots, its journal), each told by its owner. */
+  private readonly forgetters: Array<(partnerId: string) => Promise<void> | void> = []
+
+  whenDeleted (forget: (partnerId: string) => Promise<void> | void): void {
+    this.forgetters.push(forget)
+  }
 
   // Control operations build their new data while requests are served (the builders yield), so two of
   // them could interleave (two fresh agents taking one id, a reset dropping an agent made meanwhile):
@@ -164,6 +171,23 @@ export class ScenarioControl {
     const identity = registeredIdentity(this.world, this.library, opts, number)
     const partner = await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, opts.seed ?? loaded.scenario.seed, identity), 'new')
     return { clientId: identity.id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
+  }
+
+  /** Operator: every partner of the sandbox, as it stands now. */
+  async everyPartner (): Promise<Partner[]> {
+    const ids = await this.world.backend.partnerIds(this.world)
+    await Promise.all(ids.map(async (id) => await this.world.sync(id)))
+    return ids.map((id) => this.world.partner(id)).filter((p) => p !== undefined)
+  }
+
+  /** Operator: a registered partner and everything it has, gone (a scenario's partner cannot be: 409). */
+  async deletePartner (partnerId: string): Promise<void> {
+    await this.exclusive(async () => {
+      const partner = await this.partner(partnerId)
+      if (!partner.registered) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Partner ${partnerId} belongs to a scenario; only registered partners can be deleted`)
+      await this.world.backend.removePartner(this.world, partnerId)
+      for (const forget of this.forgetters) await forget(partnerId)
+    })
   }
 
   /** Operator: every partner to the start of one scenario (the start scenario by default); fresh agents go. */

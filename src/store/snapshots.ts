@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, statSync } from 'node:fs'
-import { open, readFile, rename, unlink } from 'node:fs/promises'
+import { open, readFile, rename, rm, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { notFound, SandboxError } from '../errors.js'
 import type { SnapshotInfo } from '../schemas/snapshots.js'
@@ -24,6 +24,8 @@ export interface NamedSnapshotStore {
   /** The document text of a named snapshot; 404 when there is none. */
   read: (partnerId: string, name: string) => Promise<string>
   remove: (partnerId: string, name: string) => Promise<void>
+  /** Every snapshot of a partner that is deleted. */
+  forget: (partnerId: string) => Promise<void>
 }
 
 async function writeAtomically (dir: string, file: string, text: string): Promise<void> {
@@ -95,6 +97,11 @@ export class NamedSnapshots implements NamedSnapshotStore {
     const k = this.of(partnerId).get(name)
     if (k === undefined) throw notFound('Snapshot', name)
     return k.text ?? await readFile(join(this.dir!, partnerId, `${name}.json`), 'utf8')
+  }
+
+  async forget (partnerId: string): Promise<void> {
+    this.byPartner.delete(partnerId)
+    if (this.dir !== undefined) await rm(join(this.dir, partnerId), { recursive: true, force: true })
   }
 
   async remove (partnerId: string, name: string): Promise<void> {

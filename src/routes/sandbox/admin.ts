@@ -3,14 +3,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { sameSecret } from '../../auth/same-secret.js'
 import { SandboxError } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
-import { PartnerList, RegisterPartnerRequest, RegisteredPartner, ResetRequest } from '../../schemas/sandbox.js'
+import { Type } from '@sinclair/typebox'
+import { ClientIdParam, PartnerList, RegisterPartnerRequest, RegisteredPartner, ResetRequest } from '../../schemas/sandbox.js'
 import { partnerSummary } from '../../seed/summaries.js'
 import { ADMIN_SECURITY } from './shared.js'
 
 /** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time. */
 export default async function adminControl (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { control, world } = fastify
+  const { control } = fastify
 
   fastify.addHook('onRequest', async (request: FastifyRequest) => {
     if (opts.adminToken === undefined) {
@@ -40,7 +41,7 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
   app.get('/partners', {
     schema: { tags: ['sandbox operator'], operationId: 'listPartners', summary: 'List every partner', description: 'Every partner of the sandbox (scenario and registered) with its agents, record counts, test users and guarantees.', security: ADMIN_SECURITY, response: { 200: ref(PartnerList), ...errorResponses(401, 403) } },
     config
-  }, async () => ({ partners: [...world.partners.values()].map(partnerSummary) }))
+  }, async () => ({ partners: (await control.everyPartner()).map(partnerSummary) }))
 
   app.post('/partners', {
     schema: {
@@ -54,4 +55,22 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
     },
     config
   }, async (request) => ({ ...await control.registerPartner(request.body ?? {}), tokenUrl: opts.tokenUrl }))
+
+  app.delete('/partners/:clientId', {
+    schema: {
+      tags: ['sandbox operator'],
+      operationId: 'deletePartner',
+      summary: 'Delete a registered partner',
+      description: 'Removes a partner registered through POST /__sandbox/admin/partners with everything it has: its client (and public clients) stop working at once, ' +
+        'its tokens are refused, its records, named snapshots and journal are gone. Partners of a scenario cannot be deleted (409): a reset of everything would bring them back.',
+      security: ADMIN_SECURITY,
+      params: ClientIdParam,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(401, 403, 404, 409) }
+    },
+    config
+  }, async (request, reply) => {
+    await control.deletePartner(request.params.clientId)
+    return await reply.code(204).send(null)
+  })
 }
+

@@ -48,6 +48,10 @@ export class RedisNamedSnapshots implements NamedSnapshotStore {
     return text
   }
 
+  async forget (): Promise<void> {
+    // the partner's keys went with it (RedisBackend.removePartner)
+  }
+
   async remove (partnerId: string, name: string): Promise<void> {
     const [[, removed]] = await this.client.multi().hdel(this.keys.namedSnapshots(partnerId), name).hdel(this.keys.namedSnapshotInfo(partnerId), name).exec()
       .catch((err: unknown) => { throw asStoreError(err) }) as Array<[Error | null, number]>
