@@ -73,4 +73,3 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
     return await reply.code(204).send(null)
   })
 }
-
