@@ -43,7 +43,7 @@ function customerBody (): Record<string, unknown> {
 /** Counts the log appends of each partner (one per batch): every file the store has opened. */
 function countWrites (app: FastifyInstance): Map<string, number> {
   const counts = new Map<string, number>()
-  const files = (app.world as unknown as { persistence: { files: Map<string, { append: (json: string) => Promise<void> }> } }).persistence.files
+  const files = (app.world.backend as unknown as { persistence: { files: Map<string, { append: (json: string) => Promise<void> }> } }).persistence.files
   for (const [id, file] of files) {
     const append = file.append.bind(file)
     counts.set(id, 0)
