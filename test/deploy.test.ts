@@ -112,6 +112,7 @@ t.test('Compose: three replicas of the image, one Redis, one load balancer', asy
   const secretFile = posix.join('compose', compose.secrets[sandbox.secrets[0]].file)
   t.ok(gitIgnored(join(DEPLOY, secretFile)), `the signing key deploy/${secretFile} cannot be committed`)
   t.ok(!existsSync(join(DEPLOY, secretFile)), 'and no key is in the repository')
+  t.match(readFileSync(join(ROOT, '.dockerignore'), 'utf8'), /^deploy$/m, 'nor sent to the Docker daemon with the build context')
 
   t.equal(composeDefault(sandbox.environment.PUBLIC_URL), `http://localhost:${composeDefault(services.haproxy.ports[0].split(':8080')[0])}`,
     'PUBLIC_URL is the load balancer\'s published address')
