@@ -124,7 +124,9 @@ t.test('Compose: three replicas of the image, one Redis, one load balancer', asy
   t.ok(sandbox.healthcheck.test.join(' ').includes("/ready'"), 'replicas are healthy when /ready says so')
   for (const name of replicas) t.same(services.haproxy.depends_on[name], { condition: 'service_healthy' }, `the load balancer starts after ${name} is healthy`)
   const stopMs = Number(/^(\d+)s$/.exec(sandbox.stop_grace_period)![1]) * 1000
-  t.ok(stopMs > Number(sandbox.environment.SANDBOX_SHUTDOWN_TIMEOUT ?? shutdownDefault), 'the stop grace period outlasts SANDBOX_SHUTDOWN_TIMEOUT')
+  const composeDrainMs = Number(sandbox.environment.SANDBOX_SHUTDOWN_DRAIN ?? 0)
+  t.ok(composeDrainMs >= 2 * haproxyCheckMs(), 'a stopping replica serves on while two of HAProxy\'s health checks see /ready fail')
+  t.ok(stopMs > composeDrainMs + Number(sandbox.environment.SANDBOX_SHUTDOWN_TIMEOUT ?? shutdownDefault), 'the stop grace period outlasts SANDBOX_SHUTDOWN_DRAIN and SANDBOX_SHUTDOWN_TIMEOUT together')
   t.equal(sandbox.read_only, true, 'a read-only container')
 
   const [server, config, dirFlag, dir] = services.redis.command
@@ -143,6 +145,13 @@ t.test('Compose: three replicas of the image, one Redis, one load balancer', asy
   t.match(haproxy, /^\s*option httpchk GET \/ready$/m, 'health checks on /ready')
   t.match(haproxy, /^\s*bind :8080$/m, 'listening on the port Compose publishes')
 })
+
+/** How often HAProxy's health checks ask /ready (deploy/compose/haproxy.cfg default-server inter), in ms. */
+function haproxyCheckMs (): number {
+  const m = /default-server[^\n]*\binter (\d+)(ms|s)\b/.exec(readFileSync(join(DEPLOY, 'compose', 'haproxy.cfg'), 'utf8'))
+  if (m === null) throw new Error('deploy/compose/haproxy.cfg has no default-server inter')
+  return Number(m[1]) * (m[2] === 's' ? 1000 : 1)
+}
 
 function redisPort (): string {
   return /^port (\d+)$/m.exec(readFileSync(join(DEPLOY, 'kubernetes', 'redis', 'redis.conf'), 'utf8'))![1]
@@ -206,10 +215,10 @@ t.test('Kubernetes: the sandbox\'s Deployment, Service and PodDisruptionBudget',
   }
 
   const shutdownMs = Number(container.env.find((e: any) => e.name === 'SANDBOX_SHUTDOWN_TIMEOUT')?.value ?? shutdownDefault)
-  const preStopSeconds = container.lifecycle.preStop.sleep.seconds
-  t.ok(preStopSeconds >= 5, 'preStop waits while the endpoints forget the pod')
-  t.ok(pod.spec.terminationGracePeriodSeconds * 1000 >= preStopSeconds * 1000 + shutdownMs + 5000,
-    `the grace period (${pod.spec.terminationGracePeriodSeconds as number} s) covers preStop and SANDBOX_SHUTDOWN_TIMEOUT, with 5 s to spare`)
+  const drainMs = Number(container.env.find((e: any) => e.name === 'SANDBOX_SHUTDOWN_DRAIN')?.value ?? 0)
+  t.ok(drainMs >= 5000, 'a stopping pod serves on while the endpoints forget it (SANDBOX_SHUTDOWN_DRAIN)')
+  t.ok(pod.spec.terminationGracePeriodSeconds * 1000 >= drainMs + shutdownMs + 5000,
+    `the grace period (${pod.spec.terminationGracePeriodSeconds as number} s) covers SANDBOX_SHUTDOWN_DRAIN and SANDBOX_SHUTDOWN_TIMEOUT, with 5 s to spare`)
 
   const dockerfileUser = /^USER (\S+)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]
   t.equal(dockerfileUser, 'node', 'the image runs as node (uid 1000 in the Node images)')
