@@ -46,7 +46,8 @@ export class RedisBackend implements StateBackend {
         client: this.client,
         keys: this.keys,
         grown: (replica, logBytes, snapBytes) => this.grown(replica, logBytes, snapBytes),
-        report: (message, err) => this.log.debug({ err }, message)
+        report: (message, err) => this.log.debug({ err }, message),
+        gone: (replica) => { if (this.replicas.get(replica.partnerId) === replica) this.replicas.delete(replica.partnerId) }
       })
       this.replicas.set(partnerId, r)
     }
