@@ -26,6 +26,7 @@ import { ConsoleSessions } from './store/console-sessions.js'
 import { MemoryJournals } from './store/journal.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
+import { RedisJournals } from './store/redis/journal.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 
@@ -91,7 +92,10 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   for (const schema of API_SCHEMAS) fastify.addSchema(schema)
   await fastify.register(errors, { reference: fastify.reference })
   await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
-  const journals = new MemoryJournals(config.journalSize)
+  // one journal per partner: in this process, or in Redis for every replica
+  const journals = fastify.redis === null || config.journalSize === 0
+    ? new MemoryJournals(config.journalSize)
+    : new RedisJournals(fastify.redis.client, fastify.redis.keys, config.journalSize, fastify.log)
   fastify.control.whenDeleted((partnerId) => journals.forget(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
   await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens })

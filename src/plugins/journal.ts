@@ -6,7 +6,7 @@ import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
 import { pathOf } from '../path-patterns.js'
-import { bodyText, type JournalStore, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
+import { REDACTED, SECRET_HEADERS, bodyText, type JournalStore, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
 import type { World } from '../store/world.js'
 import { loggableUrl } from './operations.js'
 
@@ -31,8 +31,6 @@ declare module 'fastify' {
 }
 
 const BODY_LIMIT = 65536
-const REDACTED = '[REDACTED]'
-const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
 const TOKEN_PATH = `${REALM_PATH}${ROUTES.token}`
 const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token']
 

@@ -5,7 +5,8 @@ import type { JournalFilter } from '../schemas/journal.js'
  * The request journals, one per partner, bounded by count (SANDBOX_JOURNAL_SIZE) and by bytes (BYTES_PER_ENTRY
  * times that), so that hundreds of partners cannot exhaust the memory of a shared sandbox; the oldest entries
  * go first, the newest always stays. Kept in this process (MemoryJournals below: a ring per partner, a restart
- * forgets it).
+ * forgets it), or with replicas in Redis (store/redis/journal.ts: one stream per partner, every replica files
+ * into it and reads it).
  */
 
 /** The average an entry may take: a journal of N entries holds at most N x 4 KiB (bodies make most of it). */
@@ -21,6 +22,23 @@ export const bodyText = (b: RecordedBody): string | null => b === null || typeof
  * of an answer as Node wrote it. Secrets in them are redacted by every reader (plugins/journal.ts).
  */
 export type RecordedHead = string | string[]
+
+export const REDACTED = '[REDACTED]'
+/** Headers whose values no reader of the journal sees (lower case). */
+export const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
+
+const SECRET_LINES = new RegExp(`^(${[...SECRET_HEADERS].join('|')}):[^\r\n]*`, 'gim')
+
+/**
+ * A head with the values of SECRET_HEADERS replaced, for an entry that leaves the process (kept in Redis: no
+ * token or client secret is written there). Kept in memory, a head stays as it is; readers redact it.
+ */
+export function headWithoutSecrets (h: RecordedHead): RecordedHead {
+  if (typeof h === 'string') return h.replace(SECRET_LINES, `$1: ${REDACTED}`)
+  const out = h.slice()
+  for (let i = 0; i + 1 < out.length; i += 2) if (SECRET_HEADERS.has(out[i].toLowerCase())) out[i + 1] = REDACTED
+  return out
+}
 
 /**
  * A request as recorded, in the cheapest form to take on the hot path: headers as received and sent, the

@@ -14,7 +14,7 @@ import { PARTNER_SECURITY, partnerOf } from './shared.js'
 const MAX_TAILS = 16
 const PING_MS = 15_000
 
-const JOURNAL_NOTE = ' The journal is kept in memory (a restart forgets it), bounded by SANDBOX_JOURNAL_SIZE entries per partner; reading it never adds to it.'
+const JOURNAL_NOTE = ' The journal is kept in memory (a restart forgets it), or with several replicas in Redis (one journal, whichever replica served the request), bounded by SANDBOX_JOURNAL_SIZE entries per partner; reading it never adds to it.'
 
 /** The partner's request journal: what its code sent and what the sandbox answered. */
 export default async function requestJournal (fastify: FastifyInstance, opts: { publicUrl: string, version: string }): Promise<void> {
@@ -77,7 +77,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
       operationId: 'streamRequests',
       summary: 'Live tail of the journal (server-sent events)',
       description: `One "request" event per new entry (data: the entry's summary as in GET /__sandbox/requests, id: the entry id), a comment line every ${PING_MS / 1000} s. ` +
-        `At most ${MAX_TAILS} open tails per partner (403 beyond).`,
+        `At most ${MAX_TAILS} open tails per partner (per replica with several; 403 beyond).`,
       security: PARTNER_SECURITY,
       response: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: Type.String() } } }, ...errorResponses(401, 403) }
     },
@@ -93,7 +93,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
     let gone = false
     const goneMeanwhile = (): void => { gone = true }
     raw.once('close', goneMeanwhile)
-    // attached before anything is sent; no entry reaches it before the head
+    // attached before anything is sent (a 503 while Redis is out of reach); no entry reaches it before the head
     const detach = await journals.tail(partnerId, listener)
     reply.hijack()
     raw.off('close', goneMeanwhile)
