@@ -9,8 +9,8 @@ import { loadConfig } from '../src/config.js'
 import type { JournalEntry } from '../src/schemas/journal.js'
 import { journalDropped } from '../src/plugins/journal.js'
 import { buildServer } from '../src/server.js'
-import { BYTES_PER_ENTRY } from '../src/store/journal.js'
-import { api, build, listen, tokenFor, PARTNER_A, PARTNER_B, PUBLIC_URL, SIGNING_KEY, TOKEN_PATH } from './helper.js'
+import { BYTES_PER_ENTRY, MemoryJournals } from '../src/store/journal.js'
+import { api, build, listen, tokenFor, PARTNER_A, PARTNER_B, PUBLIC_URL, SIGNING_KEY, TOKEN_PATH, type Credentials } from './helper.js'
 
 const require = createRequire(import.meta.url)
 
@@ -201,7 +201,7 @@ t.test('the journal holds its bound under ten times its size of traffic, by coun
   t.equal(requests[0].url, '/api/banks?page=1', 'the newest kept (request 199)')
   const big = JSON.stringify({ ...MESSAGE, padding: 'x'.repeat(60_000) })
   for (let i = 0; i < 30; i++) await api(app, { url: '/api/customers/1001100000001/messages', body: big, headers: { 'content-type': 'application/json' } })
-  const journal = app.journals.of('partner-a')
+  const journal = (app.journals as MemoryJournals).of('partner-a')
   t.ok(journal.size <= 20 * BYTES_PER_ENTRY, `bytes within the bound (${journal.size} <= ${20 * BYTES_PER_ENTRY})`)
   t.ok(journal.count >= 1 && journal.count < 20, `fewer entries when they are large (${journal.count})`)
 })
@@ -291,4 +291,29 @@ t.test('the live tail delivers an entry made after it connected', async (t) => {
   const other = await fetch(`${base}/__sandbox/requests/stream`, { headers: { authorization: `Bearer ${await tokenFor(app, PARTNER_B)}` } })
   t.equal(other.status, 200, "another partner's tail opens")
   await other.body?.cancel()
+})
+
+t.test("a deleted partner's journal goes with it: its live tail ends, the client id registered again starts empty", async (t) => {
+  const ADMIN = 'operator-secret-0123456789'
+  const { app, base } = await listen(t, { adminToken: ADMIN })
+  let agent = ''
+  const register = async (): Promise<Credentials> => {
+    const reg = (await api(app, { url: '/__sandbox/admin/partners', body: { clientId: 'partner-gone', scenario: 'empty' }, token: ADMIN, agent: null })).json()
+    agent = reg.agentIds[0]
+    return { client: reg.clientId, secret: reg.clientSecret }
+  }
+  const token = await tokenFor(app, await register())
+  t.equal((await api(app, { url: '/api/banks', token, agent, headers: { 'x-request-id': 'before-delete' } })).statusCode, 200)
+  t.equal((await entry(app, 'before-delete', token)).url, '/api/banks')
+  const tail = await fetch(`${base}/__sandbox/requests/stream`, { headers: { authorization: `Bearer ${token}` } })
+  const reader = tail.body!.getReader()
+  await reader.read()
+  t.equal((await api(app, { method: 'DELETE', url: '/__sandbox/admin/partners/partner-gone', token: ADMIN, agent: null })).statusCode, 204)
+  const ended = (async () => { while (!(await reader.read()).done); return true })()
+  t.ok(await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 5000, false))]), 'the live tail of the deleted partner ended')
+  const creds = await register()
+  // (tokenFor keeps the first token of a client id)
+  const again = (await app.inject({ method: 'POST', url: TOKEN_PATH, headers: { authorization: `Basic ${Buffer.from(`${creds.client}:${creds.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' })).json().access_token
+  const { requests } = await list(app, '', again)
+  t.same(requests.map((r) => r.url), [TOKEN_PATH], "only the new partner's token request: nothing of the deleted one")
 })
