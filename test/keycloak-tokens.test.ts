@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import type { Test } from 'tap'
@@ -124,13 +125,17 @@ t.test("every refresh answers a new refresh token, Keycloak-shaped, of the same 
 
 t.test("token endpoint errors have Keycloak's wording and status codes", async (t) => {
   const app = await build(t)
+  const signIn = await tokenRequest(app, { grant_type: 'password', username: 'alice', password: 'alice-password' })
+  // a real refresh token with one thing changed: signed with another HMAC key
+  const [rh, rp] = String(signIn.json().refresh_token).split('.')
+  const forgedRefresh = `${rh}.${rp}.${createHmac('sha512', 'not the realm key').update(`${rh}.${rp}`).digest('base64url')}`
   const cases: Array<[string, Record<string, string>, string | undefined, number, string, string]> = [
     ['a wrong client secret', { grant_type: 'client_credentials' }, basic('partner-a', 'wrong'), 401, 'invalid_client', 'Invalid client or Invalid client credentials'],
     ['an unknown client', { grant_type: 'client_credentials' }, basic('partner-z', 'x'), 401, 'invalid_client', 'Invalid client or Invalid client credentials'],
     ['a wrong password', { grant_type: 'password', username: 'alice', password: 'nope' }, undefined, 401, 'invalid_grant', 'Invalid user credentials'],
     ['an unknown user', { grant_type: 'password', username: 'nobody', password: 'nope' }, undefined, 401, 'invalid_grant', 'Invalid user credentials'],
     ['a refresh token that is no JWT', { grant_type: 'refresh_token', refresh_token: 'opaque' }, undefined, 400, 'invalid_grant', 'Invalid refresh token'],
-    ['a forged refresh JWT', { grant_type: 'refresh_token', refresh_token: 'eyJhbGciOiJIUzUxMiJ9.eyJ0eXAiOiJSZWZyZXNoIn0.AAAA' }, undefined, 400, 'invalid_grant', 'Invalid refresh token'],
+    ['a forged refresh JWT (a real one signed with another key)', { grant_type: 'refresh_token', refresh_token: forgedRefresh }, undefined, 400, 'invalid_grant', 'Invalid refresh token'],
     ['an unknown code', { grant_type: 'authorization_code', code: 'nope', redirect_uri: 'http://sandbox.test/api/docs/apidocs/static/oauth2-redirect.html' }, undefined, 400, 'invalid_grant', 'Code not valid'],
     ['an unknown grant type', { grant_type: 'urn:example:nothing' }, undefined, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
     ['an unknown scope', { grant_type: 'password', username: 'alice', password: 'alice-password', scope: 'openid bogus' }, undefined, 400, 'invalid_scope', 'Invalid scopes: bogus']
