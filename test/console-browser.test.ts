@@ -16,7 +16,7 @@ import { listen } from './helper.js'
  * clock, sign out; and the empty states of a sandbox without fault injection. The page must run under its
  * Content-Security-Policy without a complaint: a script error, a console error or warning (Alpine reports an
  * expression it cannot evaluate as a warning) or a securitypolicyviolation event fails the test. Screenshots
- * go to test/artifacts/ (gitignored); the README's are copies of them.
+ * go to test/artifacts/ (gitignored); docs/screenshots are copies of them.
  */
 
 const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url))
