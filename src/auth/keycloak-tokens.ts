@@ -38,9 +38,15 @@ export interface RefreshClaims {
   scope: string
 }
 
+/** The claim of our refresh JWTs that carries the provider's refresh token (Keycloak has no such claim: it finds the session by sid). */
+const HANDLE_CLAIM = 'sandbox_refresh_handle'
+
 /**
  * ID tokens re-signed in Keycloak's shape, and refresh tokens as HS512 JWTs (as Keycloak signs them) that
- * carry the provider's refresh token as their jti: the JWT is the only form a client ever sees.
+ * carry the provider's refresh token: the JWT is the only form a client ever sees. Like Keycloak, every
+ * answer with a refresh token has a new one (its own jti and iat); all of one sign-in stand for the same
+ * provider refresh token, so an earlier one keeps working (Keycloak's default, "Revoke Refresh Token" off)
+ * and revocation or logout ends them all.
  */
 export class KeycloakTokens {
   private privateKey: KeyObject | Uint8Array | undefined
@@ -55,7 +61,7 @@ export class KeycloakTokens {
 
   async refreshToken (c: RefreshClaims): Promise<string> {
     const now = Math.floor(Date.now() / 1000)
-    return await new SignJWT({ exp: c.exp, iat: now, jti: c.handle, iss: this.issuer, aud: this.issuer, sub: c.sub, typ: 'Refresh', azp: c.azp, sid: c.sid, scope: c.scope })
+    return await new SignJWT({ exp: c.exp, iat: now, jti: randomUUID(), iss: this.issuer, aud: this.issuer, sub: c.sub, typ: 'Refresh', azp: c.azp, sid: c.sid, scope: c.scope, [HANDLE_CLAIM]: c.handle })
       .setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: this.hmacKid })
       .sign(this.hmacKey)
   }
@@ -65,7 +71,8 @@ export class KeycloakTokens {
     if (typeof token !== 'string' || token.split('.').length !== 3) return undefined
     try {
       const { payload } = await jwtVerify(token, this.hmacKey, { algorithms: ['HS512'], issuer: this.issuer, typ: 'JWT', currentDate: new Date(0) })
-      return payload.typ === 'Refresh' && typeof payload.jti === 'string' ? payload.jti : undefined
+      const handle = payload[HANDLE_CLAIM]
+      return payload.typ === 'Refresh' && typeof handle === 'string' ? handle : undefined
     } catch {
       return undefined
     }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
+import { createHash, createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto'
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importPKCS8, type JWK } from 'jose'
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose'
 import { ConfigError } from '../config.js'
 
 export interface SigningKeys {
@@ -15,21 +15,50 @@ export interface SigningKeys {
   source: 'configuration' | 'data dir' | 'generated'
 }
 
-async function fromText (text: string): Promise<JWK> {
+/** Why a PEM text is no RSA private key, without a word of the text itself (it may be part of a key). */
+function pemProblem (pem: string, err: unknown): string {
+  const label = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem)?.[1]
+  if (label === undefined) return 'neither PEM (no -----BEGIN ...----- line) nor JSON'
+  if (/PUBLIC KEY|CERTIFICATE/.test(label)) return `${label.includes('CERTIFICATE') ? 'a certificate' : 'a public key'} ("BEGIN ${label}"), not the private key`
+  if ((err as { code?: string }).code === 'ERR_MISSING_PASSPHRASE' || /ENCRYPTED/.test(label) || pem.includes('Proc-Type: 4,ENCRYPTED')) return 'the key is encrypted with a passphrase (give it unencrypted)'
+  if (pem.includes('\\n')) return 'the PEM has the two characters \\n where its line breaks belong'
+  return `the PEM block "BEGIN ${label}" could not be read as a private key`
+}
+
+function privateKey (text: string): { key: KeyObject, kid?: string } {
   const trimmed = text.trim()
-  if (trimmed.startsWith('{')) {
-    let jwk: JWK
+  if (!trimmed.startsWith('{')) {
     try {
-      jwk = JSON.parse(trimmed) as JWK
-    } catch {
-      // JSON.parse's message quotes the text around the fault: part of a private key
-      throw new Error('not valid JSON')
+      return { key: createPrivateKey({ key: trimmed, format: 'pem' }) }
+    } catch (err) {
+      throw new Error(pemProblem(trimmed, err))
     }
-    if (jwk.kty !== 'RSA' || jwk.d === undefined) throw new Error('expected a private RSA JWK')
-    return jwk
   }
-  const key = await importPKCS8(trimmed, 'RS256', { extractable: true })
-  return await exportJWK(key)
+  let jwk: JWK
+  try {
+    jwk = JSON.parse(trimmed) as JWK
+  } catch {
+    // JSON.parse's message quotes the text around the fault: part of a private key
+    throw new Error('not valid JSON')
+  }
+  if (jwk.kty !== 'RSA' || jwk.d === undefined) throw new Error('expected a private RSA JWK')
+  try {
+    return { key: createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), kid: jwk.kid }
+  } catch {
+    throw new Error('the JWK is not a usable RSA private key')
+  }
+}
+
+/** The signing key as a private JWK: RSA (RS256) of 2048 bits or more, from PEM (PKCS#1 or PKCS#8) or JWK JSON. */
+function fromText (text: string): JWK {
+  const { key, kid } = privateKey(text)
+  const type = String(key.asymmetricKeyType)
+  if (type === 'rsa-pss') throw new Error('an RSA-PSS key, which cannot sign RS256 (PKCS#1 v1.5) tokens')
+  if (type !== 'rsa') throw new Error(`a key of type ${type.toUpperCase()}, not RSA (tokens are signed RS256)`)
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0
+  if (bits < 2048) throw new Error(`an RSA key of ${bits} bits (RS256 needs 2048 or more)`)
+  const jwk = key.export({ format: 'jwk' }) as JWK
+  return kid === undefined ? jwk : { ...jwk, kid }
 }
 
 async function complete (jwk: JWK, source: SigningKeys['source']): Promise<SigningKeys> {
@@ -41,15 +70,15 @@ async function complete (jwk: JWK, source: SigningKeys['source']): Promise<Signi
 }
 
 /**
- * The token signing key: from configuration (PEM PKCS#8 or JWK JSON), else the one kept in the data dir,
+ * The token signing key: from configuration (PEM, PKCS#1 or PKCS#8, or JWK JSON), else the one kept in the data dir,
  * else a new one (written to the data dir when there is one, with owner-only permissions).
  */
 export async function loadSigningKeys (configured: string | undefined, dataDir: string | undefined): Promise<SigningKeys> {
   if (configured !== undefined) {
     try {
-      return await complete(await fromText(configured), 'configuration')
+      return await complete(fromText(configured), 'configuration')
     } catch (err) {
-      throw new ConfigError(`invalid option --signing-key / SANDBOX_SIGNING_KEY: ${(err as Error).message} (expected an RSA private key as PKCS#8 PEM or JWK JSON)`)
+      throw new ConfigError(`invalid option --signing-key / SANDBOX_SIGNING_KEY: ${(err as Error).message} (expected an unencrypted RSA private key of 2048 bits or more: PEM, PKCS#1 "BEGIN RSA PRIVATE KEY" or PKCS#8 "BEGIN PRIVATE KEY", or JWK JSON)`)
     }
   }
   const file = dataDir === undefined ? undefined : join(dataDir, 'keys', 'signing-key.json')
@@ -62,7 +91,7 @@ export async function loadSigningKeys (configured: string | undefined, dataDir: 
     }
     if (text !== undefined) {
       try {
-        return await complete(await fromText(text), 'data dir')
+        return await complete(fromText(text), 'data dir')
       } catch (err) {
         throw new Error(`the signing key ${file} is not a private RSA JWK: ${(err as Error).message}`)
       }
