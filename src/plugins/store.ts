@@ -1,5 +1,5 @@
 import type { Ajv } from 'ajv'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ConfigError, type Config } from '../config.js'
 import { API_SCHEMAS } from '../schemas/index.js'
@@ -15,7 +15,7 @@ import { NamedSnapshots, type NamedSnapshotStore } from '../store/snapshots.js'
 import { CHANGES } from '../store/changes.js'
 import { LocalBackend, World } from '../store/world.js'
 import { RedisBackend } from '../store/redis/backend.js'
-import { connected, redisClient, type RedisClient } from '../store/redis/connection.js'
+import { connected, redisClient, watchdog, type RedisClient } from '../store/redis/connection.js'
 import { RedisKeys } from '../store/redis/keys.js'
 import { defineScripts } from '../store/redis/scripts.js'
 import { RedisNamedSnapshots } from '../store/redis/snapshots.js'
@@ -36,7 +36,7 @@ declare module 'fastify' {
 }
 
 /** Connects to the shared store, or says why not (the start stops: a replica without its state is no use). */
-async function connectShared (config: Config): Promise<{ client: RedisClient, keys: RedisKeys }> {
+async function connectShared (config: Config, log: FastifyBaseLogger): Promise<{ client: RedisClient, keys: RedisKeys, stopWatchdog: () => void }> {
   const client = redisClient({ url: config.redisUrl!, cluster: config.redisCluster === 1, commandTimeout: config.redisTimeout })
   // errors come back through the commands; without a listener each would also be thrown as an 'error' event
   client.on('error', () => {})
@@ -48,7 +48,9 @@ async function connectShared (config: Config): Promise<{ client: RedisClient, ke
     client.disconnect()
     throw new Error(`cannot reach Redis at SANDBOX_REDIS_URL (${redactedUrl(config.redisUrl!)}): ${(err as Error).message}`)
   }
-  return { client, keys: new RedisKeys(config.redisPrefix) }
+  const stopWatchdog = watchdog(client, config.redisTimeout, (node) =>
+    log.warn({ node, timeoutMs: config.redisTimeout }, 'Redis did not answer a PING in time: connection dropped (waiting requests answer 503), reconnecting'))
+  return { client, keys: new RedisKeys(config.redisPrefix), stopWatchdog }
 }
 
 /** The URL without its password, for messages. */
@@ -72,7 +74,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   if (!scenarios.has(config.scenario)) {
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }
-  const shared = config.redisUrl === undefined ? null : await connectShared(config)
+  const shared = config.redisUrl === undefined ? null : await connectShared(config, fastify.log)
   const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message))
   const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log)
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend)
@@ -92,11 +94,14 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   const snapshots: NamedSnapshotStore = shared === null ? new NamedSnapshots(config.dataDir) : new RedisNamedSnapshots(shared.client, shared.keys)
   fastify.decorate('snapshots', snapshots)
   control.whenDeleted(async (partnerId) => await snapshots.forget(partnerId))
-  fastify.decorate('redis', shared)
+  fastify.decorate('redis', shared === null ? null : { client: shared.client, keys: shared.keys })
   // a replica that cannot reach the shared store can serve nothing: out of the load balancer until it can
   if (shared !== null) fastify.readiness.checks.push(async () => await shared.client.ping().then(() => true, () => false))
   // on close, every pending batch reaches the disk before the process may exit
-  fastify.addHook('onClose', async () => { await world.close() })
+  fastify.addHook('onClose', async () => {
+    shared?.stopWatchdog()
+    await world.close()
+  })
 }
 
 export default fp(storePlugin, { name: 'sandbox-store' })

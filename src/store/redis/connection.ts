@@ -4,9 +4,13 @@ import { SandboxError } from '../../errors.js'
 /*
  * The connection to Redis (or Valkey) that replicas share their state through (SANDBOX_REDIS_URL). One
  * client per process, auto-pipelined: the commands of one event-loop turn leave in one write. While Redis
- * cannot be reached a command fails at once (no offline queue), and one that gets no answer fails after
- * commandTimeout: a request then answers 503 with Retry-After in bounded time, never hangs. The client
- * reconnects by itself; service resumes without a restart.
+ * cannot be reached a command fails at once (no offline queue); a Redis that stops answering without closing
+ * the connection (hung, paused, a network that drops packets) is found by a watchdog PING, and the connection
+ * is dropped, failing every command waiting on it: a request then answers 503 with Retry-After within the
+ * timeout, never hangs. The client reconnects by itself; service resumes without a restart.
+ *
+ * (ioredis's own commandTimeout would do the same per command, but its timer per command cost about 13 µs of
+ * CPU each: a third of what a read costs in one process.)
  */
 
 export type RedisClient = Redis | Cluster
@@ -30,7 +34,6 @@ function nodeOptions (url: URL, commandTimeout: number): RedisOptions {
     password: url.password === '' ? undefined : decodeURIComponent(url.password),
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined,
     tls: url.protocol === 'rediss:' ? {} : undefined,
-    commandTimeout,
     connectTimeout: Math.max(commandTimeout, 2000),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -58,6 +61,34 @@ export function redisClient (settings: RedisSettings): RedisClient {
     retryDelayOnFailover: 100
   }
   return new Cluster([{ host: url.hostname, port: Number(url.port === '' ? 6379 : url.port) }], clusterOptions)
+}
+
+// how often the watchdog asks every connection for a PING
+const WATCHDOG_MS = 250
+
+/**
+ * Drops a connection whose Redis has not answered a PING within `timeout` ms (every command waiting on it
+ * fails; the client reconnects). Returns the function that stops the watchdog.
+ */
+export function watchdog (client: RedisClient, timeout: number, dropped: (node: string) => void): () => void {
+  const pending = new Set<Redis>()
+  const check = (node: Redis): void => {
+    if (node.status !== 'ready' || pending.has(node)) return
+    pending.add(node)
+    const timer = setTimeout(() => {
+      dropped(`${node.options.host ?? ''}:${node.options.port ?? ''}`)
+      node.disconnect(true)
+    }, timeout)
+    node.ping().catch(() => {}).finally(() => {
+      clearTimeout(timer)
+      pending.delete(node)
+    })
+  }
+  const every = setInterval(() => {
+    for (const node of client instanceof Cluster ? client.nodes() : [client]) check(node)
+  }, WATCHDOG_MS)
+  every.unref()
+  return () => clearInterval(every)
 }
 
 /** Whether the client can take commands now (a connection up and, for a cluster, its slots known). */
