@@ -98,7 +98,10 @@ export function finishOpenApi (doc: Json, examples?: DocExamples): Json {
   literalUnionsToEnums(doc)
   pruneSchemas(doc, doc.components.schemas, '#/components/schemas/')
   for (const { key, op } of operations(doc)) {
-    if (op[OPTIONAL_BODY] === true && op.requestBody !== undefined) op.requestBody.required = false
+    if (op[OPTIONAL_BODY] === true && op.requestBody !== undefined) {
+      op.requestBody.required = false
+      op.requestBody.description ??= 'Optional: no body, an empty one or a JSON null is the same as {}.'
+    }
     delete op[OPTIONAL_BODY]
     for (const [status, response] of Object.entries(op.responses as Json)) {
       if (Number(status) >= 400) response.headers = { ...errorHeaders(Number(status)), ...response.headers }

@@ -81,11 +81,18 @@ export const ClockRequest = Type.Object({
   now: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'Date-time (ISO 8601; without an offset it is South African time) or date (midnight in South Africa)', examples: ['2027-02-28T23:59:00+02:00'] })),
   advance: Type.Optional(Type.String({ minLength: 2, maxLength: 40, description: 'ISO 8601 duration to move the clock forward by (P30D, PT2H, P1Y2M)', examples: ['P30D'] })),
   frozen: Type.Optional(Type.Boolean({ examples: [false], description: 'Stop the clock at that instant (true) or let it run on from there (false, the default with now); with advance, the clock keeps its mode' }))
-}, { $id: 'SandboxClockRequest', title: 'SandboxClockRequest', additionalProperties: false })
+}, {
+  $id: 'SandboxClockRequest',
+  title: 'SandboxClockRequest',
+  additionalProperties: false,
+  // now and advance go alone: the example of the whole body is one of them
+  examples: [{ advance: 'P30D' }]
+})
 export type ClockRequest = Static<typeof ClockRequest>
 
 export const AccountIdPathParam = Type.Object({ accountId: Type.String({ pattern: '^[0-9]{1,16}$', examples: ['1001200000001'] }) })
-export const CustomerIdPathParam = Type.Object({ customerId: Type.String({ pattern: '^[0-9]{1,19}$', examples: ['1001100000001'] }) })
+// a customer with another client (the default scenario's trust), so that KYC's otherCustomer example applies to it
+export const CustomerIdPathParam = Type.Object({ customerId: Type.String({ pattern: '^[0-9]{1,19}$', examples: ['1001100000002'] }) })
 
 export const CloseRequest = Type.Object({
   closedDate: Type.Optional(Type.String({ format: 'date', description: "Date to close on (YYYY-MM-DD, not before openedDate); default the partner's today", examples: ['2027-01-31'] }))

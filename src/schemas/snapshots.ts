@@ -21,13 +21,30 @@ const Count = Type.Integer({ minimum: 0, maximum: 99999999 })
 // the fault issue registers the sandbox-state schemas under their own $ids: an inline copy without them here
 const SandboxState = Type.Unsafe<Static<typeof PartnerSandboxState>>(JSON.parse(JSON.stringify(PartnerSandboxState, (key, value: unknown) => key === '$id' ? undefined : value)))
 
-const StoredAccount = Type.Intersect([ref(Account), Type.Object({
+/*
+ * The records as the store keeps them: the fields the API serves and the internal ones, declared in one
+ * object each (not an allOf of the API's schema and the rest), so that a reader of the document, person or
+ * tool, sees every field an object carries in the object itself, and which of them are always there.
+ */
+const SnapshotCustomer = Type.Object({ ...CustomerRecord.properties, customerId: RecordId }, { additionalProperties: false })
+
+const SnapshotAccount = Type.Object({
+  ...Account.properties,
   id: RecordId,
   number: Type.String({ pattern: '^[0-9]{6,16}$' }),
   agentId: Type.Integer({ minimum: 1000 }),
   customers: Type.Array(ref(AccountHolder), { minItems: 1 }),
   productCode: Type.String({ minLength: 1, maxLength: 256 })
-})])
+}, { additionalProperties: false })
+
+const SnapshotBeneficiary = Type.Object({ ...Beneficiary.properties, beneficiaryId: RecordId, customerId: RecordId }, { additionalProperties: false })
+
+const SnapshotMessage = Type.Object({
+  ...CustomerMessage.properties,
+  id: RecordId,
+  dateCreated: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$' }),
+  customerId: RecordId
+}, { additionalProperties: false })
 
 const SnapshotAgent = Type.Object({
   id: AgentId,
@@ -37,10 +54,10 @@ const SnapshotAgent = Type.Object({
   scenario: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }),
   seed: Type.Integer({ minimum: 0, maximum: 2147483647 }),
   seq: Type.Object({ customer: Count, account: Count, beneficiary: Count, message: Count }, { additionalProperties: false }),
-  customers: Type.Array(Type.Intersect([ref(CustomerRecord), Type.Object({ customerId: RecordId })])),
-  accounts: Type.Array(StoredAccount),
-  beneficiaries: Type.Array(Type.Intersect([ref(Beneficiary), Type.Object({ beneficiaryId: RecordId, customerId: RecordId })])),
-  messages: Type.Array(Type.Intersect([ref(CustomerMessage), Type.Object({ id: RecordId, dateCreated: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$' }), customerId: RecordId })]))
+  customers: Type.Array(SnapshotCustomer),
+  accounts: Type.Array(SnapshotAccount),
+  beneficiaries: Type.Array(SnapshotBeneficiary),
+  messages: Type.Array(SnapshotMessage)
 }, { additionalProperties: false })
 
 // an agent as the empty scenario builds it: the smallest valid one, for the document's examples
