@@ -1,6 +1,6 @@
 import { CATALOGUE } from '../errors.js'
 import type { DocExamples } from './examples.js'
-import { fillBodyExamples, fillParameterExamples } from './fill-examples.js'
+import { fillOperationBody, fillParameterExamples } from './fill-examples.js'
 
 /*
  * The last touches on the documents @fastify/swagger generates from the route schemas: what JSON Schema
@@ -129,9 +129,10 @@ export function finishOpenApi (doc: Json, examples?: DocExamples): Json {
       if (examples.schemas[name] !== undefined) schema.example = examples.schemas[name]
     }
   }
+  const filled = new Set<Json>()
   for (const { key, op } of operations(doc)) {
     fillParameterExamples(op, examples?.operations[key])
-    fillBodyExamples(op, examples?.operations[key], doc.components.schemas)
+    fillOperationBody(op.requestBody?.content?.['application/json']?.schema, examples?.operations[key], doc.components.schemas, filled)
   }
   return doc
 }
@@ -149,8 +150,7 @@ export function swagger2Security (security: unknown): unknown {
 
 /**
  * Swagger 2.0: what @fastify/swagger leaves in that 2.0 does not allow (siblings of $ref, examples of
- * non-body parameters, deprecated inside schemas), examples,
- * error headers.
+ * non-body parameters, deprecated inside schemas), examples (on every body property too), error headers.
  */
 export function finishSwagger2 (doc: Json, examples?: DocExamples): Json {
   literalUnionsToEnums(doc)
@@ -188,6 +188,11 @@ export function finishSwagger2 (doc: Json, examples?: DocExamples): Json {
     for (const [name, schema] of Object.entries(doc.definitions as Json)) {
       if (examples.schemas[name] !== undefined) schema.example = examples.schemas[name]
     }
+  }
+  const filled = new Set<Json>()
+  for (const { key, op } of operations(doc)) {
+    const body = (op.parameters ?? []).find((p: Json) => p.in === 'body')
+    fillOperationBody(body?.schema, examples?.operations[key], doc.definitions, filled)
   }
   return doc
 }

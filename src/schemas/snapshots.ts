@@ -60,33 +60,19 @@ const SnapshotAgent = Type.Object({
   messages: Type.Array(SnapshotMessage)
 }, { additionalProperties: false })
 
-// an agent as the empty scenario builds it: the smallest valid one, for the document's examples
-const AGENT_EXAMPLE = {
-  id: '1001',
-  name: 'ADAMS & MOKOENA ATTORNEYS',
-  fresh: false,
-  like: '1001',
-  scenario: 'empty',
-  seed: 4100,
-  seq: { customer: 0, account: 0, beneficiary: 0, message: 0 },
-  customers: [],
-  accounts: [],
-  beneficiaries: [],
-  messages: []
-}
-
+// its example is the default scenario's partner-a cut to a few records (docs/examples/snapshots.ts)
 export const SnapshotDocument = Type.Object({
-  snapshotFormat: Type.Literal(SNAPSHOT_FORMAT, { examples: [SNAPSHOT_FORMAT], description: 'Version of this document format' }),
-  partnerId: Type.String({ examples: ['partner-a'], description: 'The partner whose state this is: a snapshot is restored to the same partner only' }),
-  scenario: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', examples: ['default'], description: 'The scenario a later reset without a body returns to' }),
-  seed: Type.Integer({ minimum: 0, maximum: 2147483647, examples: [4100] }),
-  guaranteeSeq: Type.Integer({ minimum: 0, maximum: 99999999, examples: [0] }),
+  snapshotFormat: Type.Literal(SNAPSHOT_FORMAT, { description: 'Version of this document format' }),
+  partnerId: Type.String({ description: 'The partner whose state this is: a snapshot is restored to the same partner only' }),
+  scenario: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'The scenario a later reset without a body returns to' }),
+  seed: Type.Integer({ minimum: 0, maximum: 2147483647 }),
+  guaranteeSeq: Type.Integer({ minimum: 0, maximum: 99999999 }),
   guarantees: Type.Array(Type.Object({
     guaranteeId: Type.String({ minLength: 1, maxLength: 255 }),
     state: Type.Union([Type.Literal('VALID'), Type.Literal('INVALID')])
-  }, { additionalProperties: false }), { examples: [[{ guaranteeId: 'GTE-A-0001', state: 'VALID' }]] }),
-  agents: Type.Array(SnapshotAgent, { minItems: 1, examples: [[AGENT_EXAMPLE]] }),
-  sandbox: Type.Unsafe<Static<typeof PartnerSandboxState>>({ ...SandboxState, examples: [{ faultRules: [], faultSeq: 0, clock: null }] })
+  }, { additionalProperties: false })),
+  agents: Type.Array(SnapshotAgent, { minItems: 1 }),
+  sandbox: SandboxState
 }, { $id: 'SandboxSnapshot', title: 'SandboxSnapshot', additionalProperties: false, description: "A partner's whole sandbox state" })
 export type SnapshotDocument = Static<typeof SnapshotDocument>
 
