@@ -8,6 +8,7 @@ import { customerExamples } from './examples/customers.js'
 import { guaranteeExamples } from './examples/guarantees.js'
 import { messageExamples } from './examples/messages.js'
 import { referenceExamples } from './examples/reference.js'
+import { snapshotExample } from './examples/snapshots.js'
 import { served } from './examples/responses.js'
 import type { DocExamples, OperationsExamples } from './examples/types.js'
 
@@ -38,7 +39,8 @@ export function buildDocExamples (scenarios: ScenarioLibrary, reference: Referen
   return {
     agentId: c.agentId,
     partner: { clientId: c.def.id, secret: c.def.secret, user: { username: c.user.username, password: c.user.password } },
-    schemas: schemaExamples(operations, reference),
+    // the sandbox document's snapshot is made of the same records
+    schemas: { ...schemaExamples(operations, reference), SandboxSnapshot: snapshotExample(c) },
     operations
   }
 }

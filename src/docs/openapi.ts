@@ -1,6 +1,6 @@
 import { CATALOGUE } from '../errors.js'
 import type { DocExamples } from './examples.js'
-import { fillBodyExamples, fillParameterExamples } from './fill-examples.js'
+import { fillOperationBody, fillParameterExamples } from './fill-examples.js'
 
 /*
  * The last touches on the documents @fastify/swagger generates from the route schemas: what JSON Schema
@@ -98,7 +98,10 @@ export function finishOpenApi (doc: Json, examples?: DocExamples): Json {
   literalUnionsToEnums(doc)
   pruneSchemas(doc, doc.components.schemas, '#/components/schemas/')
   for (const { key, op } of operations(doc)) {
-    if (op[OPTIONAL_BODY] === true && op.requestBody !== undefined) op.requestBody.required = false
+    if (op[OPTIONAL_BODY] === true && op.requestBody !== undefined) {
+      op.requestBody.required = false
+      op.requestBody.description ??= 'Optional: no body, an empty one or a JSON null is the same as {}.'
+    }
     delete op[OPTIONAL_BODY]
     for (const [status, response] of Object.entries(op.responses as Json)) {
       if (Number(status) >= 400) response.headers = { ...errorHeaders(Number(status)), ...response.headers }
@@ -126,9 +129,10 @@ export function finishOpenApi (doc: Json, examples?: DocExamples): Json {
       if (examples.schemas[name] !== undefined) schema.example = examples.schemas[name]
     }
   }
+  const filled = new Set<Json>()
   for (const { key, op } of operations(doc)) {
     fillParameterExamples(op, examples?.operations[key])
-    fillBodyExamples(op, examples?.operations[key], doc.components.schemas)
+    fillOperationBody(op.requestBody?.content?.['application/json']?.schema, examples?.operations[key], doc.components.schemas, filled)
   }
   return doc
 }
@@ -146,8 +150,7 @@ export function swagger2Security (security: unknown): unknown {
 
 /**
  * Swagger 2.0: what @fastify/swagger leaves in that 2.0 does not allow (siblings of $ref, examples of
- * non-body parameters, deprecated inside schemas), examples,
- * error headers.
+ * non-body parameters, deprecated inside schemas), examples (on every body property too), error headers.
  */
 export function finishSwagger2 (doc: Json, examples?: DocExamples): Json {
   literalUnionsToEnums(doc)
@@ -185,6 +188,11 @@ export function finishSwagger2 (doc: Json, examples?: DocExamples): Json {
     for (const [name, schema] of Object.entries(doc.definitions as Json)) {
       if (examples.schemas[name] !== undefined) schema.example = examples.schemas[name]
     }
+  }
+  const filled = new Set<Json>()
+  for (const { key, op } of operations(doc)) {
+    const body = (op.parameters ?? []).find((p: Json) => p.in === 'body')
+    fillOperationBody(body?.schema, examples?.operations[key], doc.definitions, filled)
   }
   return doc
 }

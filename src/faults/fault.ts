@@ -65,6 +65,15 @@ export function parseFault (text: string): Fault {
   return fault
 }
 
+const RETRY_AFTER_SECONDS = '5'
+
+/** The headers an injected error status carries beside Sandbox-Fault-Applied, as a real one of that status would. */
+export function injectedErrorHeaders (status: number): Record<string, string> {
+  if (status === 429 || status === 503) return { 'retry-after': RETRY_AFTER_SECONDS }
+  if (status === 401) return { 'www-authenticate': 'Bearer realm="sandbox"' }
+  return {}
+}
+
 /** The canonical text of a fault (the form Sandbox-Fault-Applied and the rules list show). */
 export function formatFault (f: Fault): string {
   const parts: string[] = []

@@ -1,5 +1,6 @@
+import type { ErrorCode } from '../errors.js'
 import type { GuaranteeState } from '../schemas/guarantees.js'
-import { parseFault, type Fault } from './fault.js'
+import { formatFault, injectedErrorHeaders, parseFault, type Fault } from './fault.js'
 
 /*
  * Magic values: documented inputs with fixed outcomes (Stripe's test cards), so that an unmodified
@@ -46,6 +47,26 @@ const OUTCOMES: Array<{ value: string, fault: string, description: string }> = [
   { value: 'SANDBOX-TIMEOUT', fault: 'timeout', description: 'never answers (the connection is held until the client gives up); nothing is created' }
 ]
 
+/**
+ * What the request with a magic value gets, in fields a tool can check (SandboxMagicOutcome): the catalogue
+ * says what distinguishes each outcome (status, error code, headers, delay, the body of a guarantee's state).
+ */
+export interface MagicOutcome {
+  /** answered; reset: closed without an answer; held: no answer until the client gives up (SANDBOX_FAULT_HOLD). */
+  connection: 'answered' | 'reset' | 'held'
+  status?: number
+  /** X-Sandbox-Error of an error answer (its body is the ErrorBody of that status). */
+  error?: ErrorCode
+  /** Headers the answer carries with these values, names in lower case. */
+  headers?: Record<string, string>
+  /** The answer comes at least this late. */
+  delayMs?: number
+  /** The answer's whole body, where it is fixed (a guarantee's state). */
+  body?: GuaranteeState
+  /** A creating operation: whether the record is created. */
+  created?: boolean
+}
+
 export interface MagicValue {
   value: string
   match: 'exact' | 'prefix'
@@ -55,21 +76,40 @@ export interface MagicValue {
   field: string
   /** The fault it applies, in the Sandbox-Fault syntax (absent for the guarantee ids, which answer data). */
   fault?: string
-  /** The answer's status when the value does not drop the connection. */
-  status?: number
+  outcome: MagicOutcome
   description: string
 }
 
-const GUARANTEE_ANSWERS: Record<string, { status: number, description: string }> = {
-  'VALID-': { status: 200, description: 'answers {"state":"VALID"} without any set-up' },
-  'INVALID-': { status: 200, description: 'answers {"state":"INVALID"} without any set-up' },
-  'NOSTATE-': { status: 200, description: 'answers {} (no state) without any set-up' },
-  'NOTFOUND-': { status: 404, description: 'answers 404 like an unknown guarantee' }
+/** The Sandbox-Fault-Applied value of a magic value's fault. */
+export function magicLabel (fault: Fault, field: string, value: string): string {
+  return `${formatFault(fault)}; source=magic; field=${field}; value=${value}`
 }
 
-function statusOf (f: Fault): number | undefined {
-  if (f.reset || f.timeout) return undefined
-  return f.status ?? 200
+/** What a creating operation answers with the magic value's fault (plugins/faults.ts applies it). */
+function faultOutcome (fault: Fault, field: string, value: string): MagicOutcome {
+  const created = fault.after || (fault.status === undefined && !fault.reset && !fault.timeout)
+  if (fault.reset || fault.timeout) return { connection: fault.reset ? 'reset' : 'held', created }
+  const headers = { 'sandbox-fault-applied': magicLabel(fault, field, value), ...(fault.status === undefined ? {} : injectedErrorHeaders(fault.status)) }
+  return {
+    connection: 'answered',
+    status: fault.status ?? 200,
+    ...(fault.status === undefined ? {} : { error: 'SANDBOX_ERR_FAULT_INJECTED' as const }),
+    headers,
+    ...(fault.latencyMs === undefined ? {} : { delayMs: fault.latencyMs }),
+    created
+  }
+}
+
+/** What the public guarantee state answers for an id with the prefix (store/guarantees.ts answers it). */
+function guaranteeOutcome (answer: GuaranteeState | null): MagicOutcome {
+  return answer === null ? { connection: 'answered', status: 404, error: 'SANDBOX_ERR_NOT_FOUND' } : { connection: 'answered', status: 200, body: answer }
+}
+
+const GUARANTEE_ANSWERS: Record<string, string> = {
+  'VALID-': 'answers {"state":"VALID"} without any set-up',
+  'INVALID-': 'answers {"state":"INVALID"} without any set-up',
+  'NOSTATE-': 'answers {} (no state) without any set-up',
+  'NOTFOUND-': 'answers 404 like an unknown guarantee'
 }
 
 export const MAGIC_VALUES: MagicValue[] = [
@@ -81,18 +121,18 @@ export const MAGIC_VALUES: MagicValue[] = [
     path: f.path,
     field: f.field,
     fault: o.fault,
-    status: statusOf(parseFault(o.fault)),
+    outcome: faultOutcome(parseFault(o.fault), f.field, o.value),
     description: f.field === 'productCode' && o.value === 'SANDBOX-AFTER-502' ? `${o.description} (the account opened is a call account)` : o.description
   }))),
-  ...Object.keys(MAGIC_GUARANTEE_PREFIXES).map((prefix) => ({
+  ...Object.entries(MAGIC_GUARANTEE_PREFIXES).map(([prefix, answer]) => ({
     value: prefix,
     match: 'prefix' as const,
     operation: 'getGuaranteeState',
     method: 'GET',
     path: '/api/guarantees/{guaranteeID}/state',
     field: 'guaranteeID',
-    status: GUARANTEE_ANSWERS[prefix].status,
-    description: `an id starting with ${prefix} (any case) ${GUARANTEE_ANSWERS[prefix].description}`
+    outcome: guaranteeOutcome(answer),
+    description: `an id starting with ${prefix} (any case) ${GUARANTEE_ANSWERS[prefix]}`
   }))
 ]
 

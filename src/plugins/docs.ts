@@ -105,7 +105,8 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
     },
     refResolver,
     transform: sandboxOnly,
-    transformObject: ({ openapiObject }: { openapiObject: Json }) => finishOpenApi(openapiObject)
+    // the examples of the records its snapshot is made of, and of the snapshot itself
+    transformObject: ({ openapiObject }: { openapiObject: Json }) => finishOpenApi(openapiObject, docExamples())
   } as never)
 
   // one generated document per kind; each request gets it as the version of its path presents it

@@ -2,8 +2,8 @@ import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onSendHookHandler } from 'fastify'
 import { SandboxError, errorBody, validationFailed, withStatus } from '../errors.js'
-import { FaultSyntaxError, faultFromPrefer, formatFault, parseFault, type Fault } from '../faults/fault.js'
-import { MAGIC_FIELDS, magicFault } from '../faults/magic.js'
+import { FaultSyntaxError, faultFromPrefer, formatFault, injectedErrorHeaders, parseFault, type Fault } from '../faults/fault.js'
+import { MAGIC_FIELDS, magicFault, magicLabel } from '../faults/magic.js'
 import type { PickedRule, SandboxStateRepo } from '../store/sandbox-state.js'
 import { requestPath } from './errors.js'
 import { partnerNow } from './auth.js'
@@ -28,13 +28,9 @@ export interface AppliedFault {
   dropped: boolean
 }
 
-const RETRY_AFTER_SECONDS = '5'
-
 /** The injected error answer: Spring's body for the status, with the headers a real one carries. */
 function injectedError (status: number, applied: AppliedFault): SandboxError {
-  const headers: Record<string, string> = { 'sandbox-fault-applied': applied.label }
-  if (status === 429 || status === 503) headers['retry-after'] = RETRY_AFTER_SECONDS
-  if (status === 401) headers['www-authenticate'] = 'Bearer realm="sandbox"'
+  const headers = { 'sandbox-fault-applied': applied.label, ...injectedErrorHeaders(status) }
   return withStatus(new SandboxError('SANDBOX_ERR_FAULT_INJECTED', `Injected by the sandbox: ${applied.label}`, [], headers), status)
 }
 
@@ -130,7 +126,7 @@ async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo
     const body = request.body as Record<string, unknown> | undefined
     const fault = typeof body === 'object' && body !== null ? magicFault(body[field]) : undefined
     if (fault !== undefined) {
-      request.magicFault = { fault, label: `${formatFault(fault)}; source=magic; field=${field}; value=${String(body![field])}`, dropped: false }
+      request.magicFault = { fault, label: magicLabel(fault, field, String(body![field])), dropped: false }
       if (field === 'productCode') delete body!.productCode
     }
     done()

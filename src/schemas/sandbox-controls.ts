@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ref } from './common.js'
+import { GuaranteeState } from './guarantees.js'
 import { FaultMatch } from './sandbox-state.js'
 
 /* Requests and answers of the control API's unhappy-path endpoints (issue 11): faults, magic values, clock, state. */
@@ -37,6 +38,23 @@ export const FaultRuleList = Type.Object({ faults: Type.Array(ref(FaultRule)) },
 
 export const FaultIdParam = Type.Object({ faultId: Type.String({ pattern: '^rule-[0-9]{1,10}$', examples: ['rule-1'] }) })
 
+export const MagicOutcome = Type.Object({
+  connection: Type.Union([Type.Literal('answered'), Type.Literal('reset'), Type.Literal('held')], {
+    description: 'answered: an HTTP answer; reset: the connection is closed without one (the client sees ECONNRESET); held: no answer until the client gives up (at most SANDBOX_FAULT_HOLD ms, then closed)'
+  }),
+  status: Type.Optional(Type.Integer({ description: 'Status of the answer (answered only)' })),
+  error: Type.Optional(Type.String({ description: 'X-Sandbox-Error of an error answer; its body is the ErrorBody of the status' })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Headers the answer carries with exactly these values (names in lower case)' })),
+  delayMs: Type.Optional(Type.Integer({ description: 'The answer comes at least this many milliseconds late' })),
+  // a $ref takes no description beside it: the object's description says what body is
+  body: Type.Optional(ref(GuaranteeState)),
+  created: Type.Optional(Type.Boolean({ description: 'Creating operations: whether the record is created (absent for reads)' }))
+}, {
+  $id: 'SandboxMagicOutcome',
+  title: 'SandboxMagicOutcome',
+  description: 'What the request with the value gets, in fields a tool can check; body is the whole body of the answer where it is fixed (the state of a guarantee, {} for no state)'
+})
+
 export const MagicValue = Type.Object({
   value: Type.String({ description: 'The value (match "prefix": any value starting with it)' }),
   match: Type.Union([Type.Literal('exact'), Type.Literal('prefix')]),
@@ -45,7 +63,7 @@ export const MagicValue = Type.Object({
   path: Type.String(),
   field: Type.String({ description: 'Body field, or path parameter, that takes the value' }),
   fault: Type.Optional(Type.String({ description: 'The fault it applies, in the Sandbox-Fault syntax' })),
-  status: Type.Optional(Type.Integer({ description: 'Status of the answer (absent when the connection is dropped)' })),
+  outcome: ref(MagicOutcome),
   description: Type.String()
 }, { $id: 'SandboxMagicValue', title: 'SandboxMagicValue' })
 
@@ -63,11 +81,18 @@ export const ClockRequest = Type.Object({
   now: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'Date-time (ISO 8601; without an offset it is South African time) or date (midnight in South Africa)', examples: ['2027-02-28T23:59:00+02:00'] })),
   advance: Type.Optional(Type.String({ minLength: 2, maxLength: 40, description: 'ISO 8601 duration to move the clock forward by (P30D, PT2H, P1Y2M)', examples: ['P30D'] })),
   frozen: Type.Optional(Type.Boolean({ examples: [false], description: 'Stop the clock at that instant (true) or let it run on from there (false, the default with now); with advance, the clock keeps its mode' }))
-}, { $id: 'SandboxClockRequest', title: 'SandboxClockRequest', additionalProperties: false })
+}, {
+  $id: 'SandboxClockRequest',
+  title: 'SandboxClockRequest',
+  additionalProperties: false,
+  // now and advance go alone: the example of the whole body is one of them
+  examples: [{ advance: 'P30D' }]
+})
 export type ClockRequest = Static<typeof ClockRequest>
 
 export const AccountIdPathParam = Type.Object({ accountId: Type.String({ pattern: '^[0-9]{1,16}$', examples: ['1001200000001'] }) })
-export const CustomerIdPathParam = Type.Object({ customerId: Type.String({ pattern: '^[0-9]{1,19}$', examples: ['1001100000001'] }) })
+// a customer with another client (the default scenario's trust), so that KYC's otherCustomer example applies to it
+export const CustomerIdPathParam = Type.Object({ customerId: Type.String({ pattern: '^[0-9]{1,19}$', examples: ['1001100000002'] }) })
 
 export const CloseRequest = Type.Object({
   closedDate: Type.Optional(Type.String({ format: 'date', description: "Date to close on (YYYY-MM-DD, not before openedDate); default the partner's today", examples: ['2027-01-31'] }))
@@ -82,4 +107,4 @@ export const KycRequest = Type.Object({
   otherCustomer: Type.Optional(Type.Integer({ minimum: 0, description: 'Index in otherCustomers; the default customer when absent', examples: [0] }))
 }, { $id: 'SandboxKycRequest', title: 'SandboxKycRequest', additionalProperties: false })
 
-export const SANDBOX_CONTROL_SCHEMAS = [FaultRuleRequest, FaultRule, FaultRuleList, MagicValue, MagicList, Clock, ClockRequest, CloseRequest, AmountRequest, KycRequest]
+export const SANDBOX_CONTROL_SCHEMAS = [FaultRuleRequest, FaultRule, FaultRuleList, MagicOutcome, MagicValue, MagicList, Clock, ClockRequest, CloseRequest, AmountRequest, KycRequest]

@@ -40,14 +40,24 @@ export const FaultRuleState = Type.Object({
   matched: Type.Integer({ minimum: 0 }),
   fired: Type.Integer({ minimum: 0 }),
   createdAt: Type.String()
-}, { $id: 'SandboxFaultRuleState', title: 'SandboxFaultRuleState' })
+}, {
+  $id: 'SandboxFaultRuleState',
+  title: 'SandboxFaultRuleState',
+  // the rule POST /__sandbox/faults makes of its documented example, before it matched anything
+  examples: [{ id: 'rule-1', match: { method: 'POST', path: '/api/customers' }, fault: 'status=503', probability: 0.5, times: 3, seed: 42, rng: 42, matched: 0, fired: 0, createdAt: '2026-11-23T08:00:00.000Z' }]
+})
 export type FaultRuleState = Static<typeof FaultRuleState>
 
 /** A partner's clock: real time shifted by offsetMs, or frozen at frozenAt (epoch ms). */
 export const ClockState = Type.Object({
   offsetMs: Type.Integer(),
   frozenAt: Type.Optional(Type.Integer())
-}, { $id: 'SandboxClockState', title: 'SandboxClockState' })
+}, {
+  $id: 'SandboxClockState',
+  title: 'SandboxClockState',
+  // frozen at the instant of PUT /__sandbox/clock's documented example, set 30 days before it
+  examples: [{ offsetMs: 2592000000, frozenAt: Date.parse('2027-02-28T23:59:00+02:00') }]
+})
 export type ClockState = Static<typeof ClockState>
 
 export const PartnerSandboxState = Type.Object({

@@ -25,7 +25,12 @@ export const PartnerResetRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),
   seed: Type.Optional(Seed),
   snapshot: Type.Optional({ ...SnapshotName, description: 'A named snapshot of the partner (POST /__sandbox/snapshots) to return to; not together with scenario or seed' })
-}, { $id: 'SandboxPartnerResetRequest', title: 'SandboxPartnerResetRequest' })
+}, {
+  $id: 'SandboxPartnerResetRequest',
+  title: 'SandboxPartnerResetRequest',
+  // snapshot goes alone: the example of the whole body is a scenario and seed
+  examples: [{ scenario: 'default', seed: 42 }]
+})
 
 export const AgentRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),

@@ -21,13 +21,30 @@ const Count = Type.Integer({ minimum: 0, maximum: 99999999 })
 // the fault issue registers the sandbox-state schemas under their own $ids: an inline copy without them here
 const SandboxState = Type.Unsafe<Static<typeof PartnerSandboxState>>(JSON.parse(JSON.stringify(PartnerSandboxState, (key, value: unknown) => key === '$id' ? undefined : value)))
 
-const StoredAccount = Type.Intersect([ref(Account), Type.Object({
+/*
+ * The records as the store keeps them: the fields the API serves and the internal ones, declared in one
+ * object each (not an allOf of the API's schema and the rest), so that a reader of the document, person or
+ * tool, sees every field an object carries in the object itself, and which of them are always there.
+ */
+const SnapshotCustomer = Type.Object({ ...CustomerRecord.properties, customerId: RecordId }, { additionalProperties: false })
+
+const SnapshotAccount = Type.Object({
+  ...Account.properties,
   id: RecordId,
   number: Type.String({ pattern: '^[0-9]{6,16}$' }),
   agentId: Type.Integer({ minimum: 1000 }),
   customers: Type.Array(ref(AccountHolder), { minItems: 1 }),
   productCode: Type.String({ minLength: 1, maxLength: 256 })
-})])
+}, { additionalProperties: false })
+
+const SnapshotBeneficiary = Type.Object({ ...Beneficiary.properties, beneficiaryId: RecordId, customerId: RecordId }, { additionalProperties: false })
+
+const SnapshotMessage = Type.Object({
+  ...CustomerMessage.properties,
+  id: RecordId,
+  dateCreated: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$' }),
+  customerId: RecordId
+}, { additionalProperties: false })
 
 const SnapshotAgent = Type.Object({
   id: AgentId,
@@ -37,39 +54,25 @@ const SnapshotAgent = Type.Object({
   scenario: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }),
   seed: Type.Integer({ minimum: 0, maximum: 2147483647 }),
   seq: Type.Object({ customer: Count, account: Count, beneficiary: Count, message: Count }, { additionalProperties: false }),
-  customers: Type.Array(Type.Intersect([ref(CustomerRecord), Type.Object({ customerId: RecordId })])),
-  accounts: Type.Array(StoredAccount),
-  beneficiaries: Type.Array(Type.Intersect([ref(Beneficiary), Type.Object({ beneficiaryId: RecordId, customerId: RecordId })])),
-  messages: Type.Array(Type.Intersect([ref(CustomerMessage), Type.Object({ id: RecordId, dateCreated: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}$' }), customerId: RecordId })]))
+  customers: Type.Array(SnapshotCustomer),
+  accounts: Type.Array(SnapshotAccount),
+  beneficiaries: Type.Array(SnapshotBeneficiary),
+  messages: Type.Array(SnapshotMessage)
 }, { additionalProperties: false })
 
-// an agent as the empty scenario builds it: the smallest valid one, for the document's examples
-const AGENT_EXAMPLE = {
-  id: '1001',
-  name: 'ADAMS & MOKOENA ATTORNEYS',
-  fresh: false,
-  like: '1001',
-  scenario: 'empty',
-  seed: 4100,
-  seq: { customer: 0, account: 0, beneficiary: 0, message: 0 },
-  customers: [],
-  accounts: [],
-  beneficiaries: [],
-  messages: []
-}
-
+// its example is the default scenario's partner-a cut to a few records (docs/examples/snapshots.ts)
 export const SnapshotDocument = Type.Object({
-  snapshotFormat: Type.Literal(SNAPSHOT_FORMAT, { examples: [SNAPSHOT_FORMAT], description: 'Version of this document format' }),
-  partnerId: Type.String({ examples: ['partner-a'], description: 'The partner whose state this is: a snapshot is restored to the same partner only' }),
-  scenario: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', examples: ['default'], description: 'The scenario a later reset without a body returns to' }),
-  seed: Type.Integer({ minimum: 0, maximum: 2147483647, examples: [4100] }),
-  guaranteeSeq: Type.Integer({ minimum: 0, maximum: 99999999, examples: [0] }),
+  snapshotFormat: Type.Literal(SNAPSHOT_FORMAT, { description: 'Version of this document format' }),
+  partnerId: Type.String({ description: 'The partner whose state this is: a snapshot is restored to the same partner only' }),
+  scenario: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'The scenario a later reset without a body returns to' }),
+  seed: Type.Integer({ minimum: 0, maximum: 2147483647 }),
+  guaranteeSeq: Type.Integer({ minimum: 0, maximum: 99999999 }),
   guarantees: Type.Array(Type.Object({
     guaranteeId: Type.String({ minLength: 1, maxLength: 255 }),
     state: Type.Union([Type.Literal('VALID'), Type.Literal('INVALID')])
-  }, { additionalProperties: false }), { examples: [[{ guaranteeId: 'GTE-A-0001', state: 'VALID' }]] }),
-  agents: Type.Array(SnapshotAgent, { minItems: 1, examples: [[AGENT_EXAMPLE]] }),
-  sandbox: Type.Unsafe<Static<typeof PartnerSandboxState>>({ ...SandboxState, examples: [{ faultRules: [], faultSeq: 0, clock: null }] })
+  }, { additionalProperties: false })),
+  agents: Type.Array(SnapshotAgent, { minItems: 1 }),
+  sandbox: SandboxState
 }, { $id: 'SandboxSnapshot', title: 'SandboxSnapshot', additionalProperties: false, description: "A partner's whole sandbox state" })
 export type SnapshotDocument = Static<typeof SnapshotDocument>
 

@@ -50,6 +50,7 @@ export function exampleContext (scenarios: ScenarioLibrary, reference: Reference
     user,
     agentId,
     tenant: { partnerId: PARTNER, agentId },
+    partner: world.partner(PARTNER)!,
     repos: createRepos(world),
     records,
     first,

@@ -1,4 +1,5 @@
 import { customerRules } from '../../rules/customers.js'
+import { MAX_PAGE_SIZE } from '../../schemas/common.js'
 import { buildCustomer } from '../../store/customers.js'
 import type { ExampleContext } from './context.js'
 import { pageReply } from '../../store/paging.js'
@@ -11,8 +12,11 @@ export function customerExamples (c: ExampleContext): OperationsExamples {
   // a new client: a related party of a fixed record who has no record of its own
   const newParty = records.customers.flatMap((r) => r.otherCustomers ?? [])
     .find((p) => p.entityTypeId === '1' && !records.customers.some((r) => r.defaultCustomer.identifyingNumber === p.identifyingNumber))!
-  // a second client of the record: another related party (never the default customer again)
-  const coClient = records.customers.flatMap((r) => r.otherCustomers ?? []).find((p) => p.identifyingNumber !== newParty.identifyingNumber)
+  // a second client of the record: another individual, neither the default customer again nor the client of
+  // the Party example (the first customer's), so that each of the three can stand in for another in a request
+  const taken = [newParty, first.defaultCustomer].map((p) => p?.identifyingNumber)
+  const coClient = [...records.customers.flatMap((r) => r.otherCustomers ?? []), ...repos.customers.list(tenant, { page: 0, size: MAX_PAGE_SIZE }).items.map((r) => r.defaultCustomer)]
+    .find((p) => p?.entityTypeId === '1' && !taken.includes(p.identifyingNumber))
   const request = {
     customerReference: `${first.customerReference ?? 'CUST'}-B`,
     agentReference: first.agentReference,

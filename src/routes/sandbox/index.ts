@@ -4,7 +4,7 @@ import { addRouteHook, type RouteHook } from '../../plugins/route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** A control route whose body may be left out (treated as {}). */
+    /** A control route whose body may be left out (none, an empty one or a JSON null: treated as {}). */
     optionalBody?: boolean
   }
 }
@@ -29,8 +29,9 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
     if (body === '') done(null, undefined)
     else json(request, body as string, done)
   })
+  // a JSON null is no body too, as Jackson reads an optional @RequestBody
   const emptyBody: RouteHook = (request, _reply, done) => {
-    if (request.body === undefined) request.body = {}
+    if (request.body === undefined || request.body === null) request.body = {}
     done()
   }
   fastify.addHook('onRoute', (route) => { if (route.config?.optionalBody === true && route.schema?.body !== undefined) addRouteHook(route, 'preValidation', emptyBody) })
