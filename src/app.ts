@@ -78,7 +78,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   const { config } = opts
   const publicUrl = config.publicUrl!
   // made first (an RSA key is generated off the main thread), so that it overlaps loading the data
-  const keys = loadSigningKeys(config.signingKey, config.dataDir)
+  const keys = loadSigningKeys(config.signingKey, config.dataDir, config.signingKeys)
   // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
   keys.catch(() => {})
   await fastify.register(securityHeaders)

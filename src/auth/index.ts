@@ -46,10 +46,10 @@ export interface AuthOptions {
 async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
   const keys = await opts.keys
   const issuer = `${opts.publicUrl}${REALM_PATH}`
-  const verifier = new TokenVerifier(keys.publicJwk, issuer, `${opts.publicUrl}/api`)
+  const verifier = new TokenVerifier(keys.accepted.map((k) => k.publicJwk), issuer, `${opts.publicUrl}/api`)
   const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds)
   fastify.decorate('tokens', verifier)
-  fastify.log.debug({ kid: keys.privateJwk.kid, source: keys.source }, 'token signing key')
+  fastify.log.debug({ kid: keys.privateJwk.kid, accepted: keys.accepted.map((k) => k.privateJwk.kid), source: keys.source }, 'token signing keys')
 
   // oidc-provider (with Koa and its helpers) is loaded when first needed, not at start: it was a fifth of
   // the start-up, and the API itself checks tokens without it. The first request that needs it (a token,

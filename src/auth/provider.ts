@@ -58,7 +58,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     audience,
     accessTokenTTL: tokenTtl,
     accessTokenFormat: 'jwt',
-    jwt: { sign: { alg: 'RS256' } }
+    jwt: { sign: { alg: 'RS256', kid: keys.privateJwk.kid } }
   }
 
   function findUser (sub: string): { partner: Partner, user: TestUser } | undefined {
@@ -194,7 +194,8 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     findAccount: (_ctx, sub) => account(sub),
     interactions: { url: (_ctx, interaction) => `${LOGIN_PATH}/${interaction.uid}` },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    jwks: { keys: [keys.privateJwk as never] },
+    // the current key first: the provider signs with the first key of an algorithm, and publishes them all
+    jwks: { keys: keys.accepted.map((k) => k.privateJwk as never) },
     loadExistingGrant: async (ctx) => {
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId)
       return grantId === undefined ? undefined : await ctx.oidc.provider.Grant.find(grantId)

@@ -1,4 +1,4 @@
-import { importJWK, jwtVerify, type JWK, type JWTPayload, type KeyObject } from 'jose'
+import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose'
 
 /** What the API needs to know of a verified access token. */
 export interface AccessClaims {
@@ -33,21 +33,24 @@ const keyOf = (token: string): string => token.slice(-32)
 interface Cached { token: string, claims: AccessClaims }
 
 /**
- * Local verification of the provider's access tokens (no network hop): RS256 signature with the
- * provider's public key, issuer, audience, expiry, header typ "JWT" and Keycloak's typ claim "Bearer", which
- * rejects ID tokens (typ ID), refresh tokens (HS512, typ Refresh), "alg: none" and HS256 look-alikes. A verified token is cached (whole text compared) until it
- * expires, so the hot path costs a map lookup; revoked tokens are remembered until they expire.
+ * Local verification of the provider's access tokens (no network hop): RS256 signature with one of the
+ * provider's public keys (chosen by the token's kid: every key of SANDBOX_SIGNING_KEYS), issuer, audience,
+ * expiry, header typ "JWT" and Keycloak's typ claim "Bearer", which rejects ID tokens (typ ID), refresh tokens
+ * (HS512, typ Refresh), "alg: none" and HS256 look-alikes. A verified token is cached (whole text compared)
+ * until it expires, so the hot path costs a map lookup; revoked tokens are remembered until they expire.
  */
 export class TokenVerifier {
-  private key: KeyObject | Uint8Array | undefined
+  private readonly keys: JWTVerifyGetKey
   private readonly cache = new Map<string, Cached>()
   private readonly revoked = new Map<string, number>()
 
   constructor (
-    private readonly publicJwk: JWK,
+    publicJwks: JWK[],
     readonly issuer: string,
     readonly audience: string
-  ) {}
+  ) {
+    this.keys = createLocalJWKSet({ keys: publicJwks })
+  }
 
   /** The claims of a token verified before and still valid (expiry and revocation checked), without a promise; else undefined (call verify()). */
   cached (token: string): AccessClaims | undefined {
@@ -72,10 +75,9 @@ export class TokenVerifier {
       if (this.revoked.has(cached.jti)) throw new TokenError('the access token was revoked')
       return cached
     }
-    this.key ??= await importJWK(this.publicJwk, 'RS256')
     let payload: JWTPayload
     try {
-      ({ payload } = await jwtVerify(token, this.key, {
+      ({ payload } = await jwtVerify(token, this.keys, {
         issuer: this.issuer,
         audience: this.audience,
         algorithms: ['RS256'],
@@ -106,9 +108,8 @@ export class TokenVerifier {
    * The request journal files such a 401 under that partner; a forged or unsigned token gives undefined.
    */
   async expiredTokenClient (token: string): Promise<string | undefined> {
-    this.key ??= await importJWK(this.publicJwk, 'RS256')
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: this.issuer, audience: this.audience, algorithms: ['RS256'], typ: 'at+jwt', requiredClaims: ['exp', 'client_id'], clockTolerance: EXPIRED_LONG_AGO })
+      const { payload } = await jwtVerify(token, this.keys, { issuer: this.issuer, audience: this.audience, algorithms: ['RS256'], typ: 'at+jwt', requiredClaims: ['exp', 'client_id'], clockTolerance: EXPIRED_LONG_AGO })
       return String(payload.client_id)
     } catch {
       return undefined
@@ -136,6 +137,7 @@ function describe (err: unknown): string {
   switch (code) {
     case 'ERR_JWT_EXPIRED': return 'the access token expired'
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'the access token signature is invalid'
+    case 'ERR_JWKS_NO_MATCHING_KEY': return 'the access token is signed with a key this sandbox does not hold (an old key, removed from its signing keys)'
     case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'the access token must be signed with RS256'
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
       if (claim === 'typ') return NOT_ACCESS_TOKEN
