@@ -66,7 +66,6 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       publicUrl: opts.publicUrl,
       tokenTtl: opts.tokenTtl,
       docsRedirectUri: opts.docsRedirectUri,
-      onAccessTokenRevoked: (jti, exp) => verifier.revoke(jti, exp),
       lockout
     })
     oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))

@@ -2,6 +2,7 @@ import Provider, { errors, type Account, type AdapterPayload, type Configuration
 import type { World } from '../store/world.js'
 import type { Partner } from '../store/partner.js'
 import type { TestUser } from '../store/records.js'
+import { revokeTokens } from '../store/tokens.js'
 import { createAdapterFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
 import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
@@ -20,7 +21,6 @@ export interface ProviderOptions {
   tokenTtl: number
   /** Redirect URI of the docs page, registered on every client so that "Authorize" works there. */
   docsRedirectUri: string
-  onAccessTokenRevoked: (jti: string, exp: number) => void
   lockout: Lockout
 }
 
@@ -48,6 +48,8 @@ function keycloakClaimOrder (payload: Record<string, unknown>): Record<string, u
   for (const [name, value] of Object.entries(payload)) if (!(name in ordered) && value !== undefined) ordered[name] = value
   return ordered
 }
+
+interface IssuedAccessToken { grantId?: string, clientId: string, jti: string, exp?: number, expiration: number }
 
 export function createProvider (opts: ProviderOptions): SandboxProvider {
   const { world, keys, publicUrl, tokenTtl } = opts
@@ -93,7 +95,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUri, id)
   const adapter = createAdapterFactory({
     client,
-    onAccessTokenRevoked: opts.onAccessTokenRevoked
+    revokeAccessTokens: async (partnerId, tokens) => await revokeTokens(world, partnerId, tokens)
   })
 
   const configuration: Configuration = {
@@ -228,9 +230,18 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   clientProto.postLogoutRedirectUriAllowed = function (uri) { return redirectUriAllowed(this.postLogoutRedirectUris ?? [], uri) }
   // Behind a proxy or port mapping the public URL decides scheme and host of every endpoint.
   provider.proxy = true
-  provider.on('access_token.issued', (token: { grantId?: string, jti: string, exp?: number, expiration: number }) => {
-    if (token.grantId !== undefined) adapter.accessTokenIssued(token.grantId, token.jti, token.exp ?? Math.floor(Date.now() / 1000) + token.expiration)
-  })
+  // A JWT access token of a grant is kept with the grant before the client gets it (with replicas: in Redis,
+  // awaited), so that the grant's end on any replica revokes it; its partner is the one its client_id names.
+  const accessToken = provider.AccessToken.prototype as unknown as { save: (this: IssuedAccessToken) => Promise<string> }
+  const save = accessToken.save
+  accessToken.save = async function () {
+    const value = await save.call(this)
+    if (this.grantId !== undefined) {
+      const partnerId = ownerOf(world, this.clientId)?.partner.id ?? this.clientId
+      await adapter.accessTokenIssued(this.grantId, { partnerId, jti: this.jti, exp: this.exp ?? Math.floor(Date.now() / 1000) + this.expiration })
+    }
+    return value
+  }
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
   keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout)
   browserSupport(provider, issuer, clientOrigins)

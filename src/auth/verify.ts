@@ -3,6 +3,8 @@ import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload, type JWTVerify
 /** What the API needs to know of a verified access token. */
 export interface AccessClaims {
   jti: string
+  /** Issued at (epoch seconds): a partner's cut-off (store/tokens.ts) compares it. */
+  iat: number
   exp: number
   /** The OAuth client (partner) the token was issued to. */
   clientId: string
@@ -37,12 +39,12 @@ interface Cached { token: string, claims: AccessClaims }
  * provider's public keys (chosen by the token's kid: every key of SANDBOX_SIGNING_KEYS), issuer, audience,
  * expiry, header typ "JWT" and Keycloak's typ claim "Bearer", which rejects ID tokens (typ ID), refresh tokens
  * (HS512, typ Refresh), "alg: none" and HS256 look-alikes. A verified token is cached (whole text compared)
- * until it expires, so the hot path costs a map lookup; revoked tokens are remembered until they expire.
+ * until it expires, so the hot path costs a map lookup. Revocations are the partner's state
+ * (store/tokens.ts), checked where the partner is at hand (plugins/auth.ts).
  */
 export class TokenVerifier {
   private readonly keys: JWTVerifyGetKey
   private readonly cache = new Map<string, Cached>()
-  private readonly revoked = new Map<string, number>()
 
   constructor (
     publicJwks: JWK[],
@@ -52,10 +54,10 @@ export class TokenVerifier {
     this.keys = createLocalJWKSet({ keys: publicJwks })
   }
 
-  /** The claims of a token verified before and still valid (expiry and revocation checked), without a promise; else undefined (call verify()). */
+  /** The claims of a token verified before and still unexpired, without a promise; else undefined (call verify()). */
   cached (token: string): AccessClaims | undefined {
     const claims = this.lookup(token)
-    if (claims === undefined || claims.exp <= Math.floor(Date.now() / 1000) || this.revoked.has(claims.jti)) return undefined
+    if (claims === undefined || claims.exp <= Math.floor(Date.now() / 1000)) return undefined
     return claims
   }
 
@@ -72,7 +74,6 @@ export class TokenVerifier {
         this.cache.delete(keyOf(token))
         throw new TokenError('the access token expired')
       }
-      if (this.revoked.has(cached.jti)) throw new TokenError('the access token was revoked')
       return cached
     }
     let payload: JWTPayload
@@ -90,6 +91,7 @@ export class TokenVerifier {
     if (payload.typ !== 'Bearer') throw new TokenError(NOT_ACCESS_TOKEN)
     const claims: AccessClaims = {
       jti: String(payload.jti),
+      iat: Number(payload.iat),
       exp: Number(payload.exp),
       clientId: String(payload.client_id),
       username: payload.sub !== payload.client_id && typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined,
@@ -97,7 +99,6 @@ export class TokenVerifier {
       scope: typeof payload.scope === 'string' ? payload.scope : '',
       payload
     }
-    if (this.revoked.has(claims.jti)) throw new TokenError('the access token was revoked')
     if (this.cache.size >= CACHE_LIMIT) this.prune(now)
     this.cache.set(keyOf(token), { token, claims })
     return claims
@@ -116,14 +117,8 @@ export class TokenVerifier {
     }
   }
 
-  /** Remembers a revoked token id until the token would have expired anyway. */
-  revoke (jti: string, exp: number): void {
-    this.revoked.set(jti, exp)
-  }
-
   private prune (now: number): void {
     for (const [key, e] of this.cache) if (e.claims.exp <= now) this.cache.delete(key)
-    for (const [jti, exp] of this.revoked) if (exp <= now) this.revoked.delete(jti)
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
   }
 }
