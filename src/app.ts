@@ -25,6 +25,7 @@ import consoleRoutes, { sessionClaims } from './routes/console.js'
 import { ConsoleSessions } from './store/console-sessions.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
+import { redisProviderStorage } from './store/redis/oidc-adapter.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 
@@ -92,7 +93,11 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
   await fastify.register(journal, { size: config.journalSize, world: fastify.world, verifier: () => fastify.tokens })
+  // with replicas, the identity provider's state is Redis's, shared by all
+  const redis = fastify.redis
+  const shared = redis === null ? undefined : { storage: redisProviderStorage(redis.client, redis.keys) }
   await fastify.register(identityProvider, {
+    shared,
     keys,
     onProviderRequest: config.journalSize > 0 ? tapProviderAnswer : undefined,
     world: fastify.world,

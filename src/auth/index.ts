@@ -6,6 +6,7 @@ import middie from '@fastify/middie'
 import { pathOf } from '../path-patterns.js'
 import { headersToRaw } from '../raw-headers.js'
 import type { World } from '../store/world.js'
+import type { ProviderStorageFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
 import { Lockout } from './lockout.js'
 import keycloakPages from './keycloak-pages.js'
@@ -37,6 +38,8 @@ export interface AuthOptions {
   docsRedirectUri: string
   /** Called for each request the provider answers, before it does (the journal taps the answer). */
   onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
+  /** The provider's state shared by replicas (Redis); in this process when absent. */
+  shared?: { storage: ProviderStorageFactory }
 }
 
 /**
@@ -66,6 +69,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       publicUrl: opts.publicUrl,
       tokenTtl: opts.tokenTtl,
       docsRedirectUri: opts.docsRedirectUri,
+      storage: opts.shared?.storage,
       lockout
     })
     oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))

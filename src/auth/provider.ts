@@ -1,9 +1,10 @@
 import Provider, { errors, type Account, type AdapterPayload, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider'
+import { SandboxError } from '../errors.js'
 import type { World } from '../store/world.js'
 import type { Partner } from '../store/partner.js'
 import type { TestUser } from '../store/records.js'
 import { revokeTokens } from '../store/tokens.js'
-import { createAdapterFactory } from './adapter.js'
+import { createAdapterFactory, type ProviderStorageFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
 import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
 import { redirectUriAllowed } from './origins.js'
@@ -21,6 +22,8 @@ export interface ProviderOptions {
   tokenTtl: number
   /** Redirect URI of the docs page, registered on every client so that "Authorize" works there. */
   docsRedirectUri: string
+  /** Where the provider keeps its state: this process (the default) or Redis, for every replica. */
+  storage?: ProviderStorageFactory
   lockout: Lockout
 }
 
@@ -50,6 +53,28 @@ function keycloakClaimOrder (payload: Record<string, unknown>): Record<string, u
 }
 
 interface IssuedAccessToken { grantId?: string, clientId: string, jti: string, exp?: number, expiration: number }
+
+/**
+ * The shared store (Redis) failing under the provider (its adapter, a client lookup): 503 with Retry-After and
+ * X-Sandbox-Error, and OAuth's temporarily_unavailable in a JSON answer, instead of the provider's 500
+ * server_error. (The provider already takes the status of the error, SANDBOX_ERR_STORE_UNAVAILABLE's 503.)
+ */
+function storeErrorAnswers (provider: Provider): void {
+  const failed = new WeakMap<object, SandboxError>()
+  provider.on('server_error', (ctx: object, err: unknown) => {
+    if (err instanceof SandboxError) failed.set(ctx, err)
+  })
+  provider.use(async (ctx: KoaContextWithOIDC, next) => {
+    await next()
+    const err = failed.get(ctx)
+    if (err === undefined) return
+    ctx.status = err.statusCode
+    for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value)
+    ctx.set('X-Sandbox-Error', err.code)
+    const body = ctx.body as { error?: unknown } | undefined
+    if (typeof body === 'object' && body !== null && body.error === 'server_error') ctx.body = { error: 'temporarily_unavailable', error_description: err.message }
+  })
+}
 
 export function createProvider (opts: ProviderOptions): SandboxProvider {
   const { world, keys, publicUrl, tokenTtl } = opts
@@ -93,7 +118,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   const client = async (id: string): Promise<AdapterPayload | undefined> =>
     await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
   const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUri, id)
-  const adapter = createAdapterFactory({
+  const adapter = (opts.storage ?? createAdapterFactory)({
     client,
     revokeAccessTokens: async (partnerId, tokens) => await revokeTokens(world, partnerId, tokens)
   })
@@ -242,6 +267,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     }
     return value
   }
+  storeErrorAnswers(provider)
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
   keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout)
   browserSupport(provider, issuer, clientOrigins)
