@@ -25,6 +25,7 @@ import consoleRoutes, { sessionClaims } from './routes/console.js'
 import { ConsoleSessions } from './store/console-sessions.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
+import { RedisLockouts, RedisWindowCounter } from './store/redis/counters.js'
 import { redisProviderStorage } from './store/redis/oidc-adapter.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
@@ -93,9 +94,11 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
   await fastify.register(journal, { size: config.journalSize, world: fastify.world, verifier: () => fastify.tokens })
-  // with replicas, the identity provider's state is Redis's, shared by all
+  // with replicas, the identity provider's state and the limits' counters are Redis's, shared by all
   const redis = fastify.redis
-  const shared = redis === null ? undefined : { storage: redisProviderStorage(redis.client, redis.keys) }
+  const shared = redis === null
+    ? undefined
+    : { storage: redisProviderStorage(redis.client, redis.keys), lockouts: new RedisLockouts(redis.client, redis.keys), counter: new RedisWindowCounter(redis.client, redis.keys) }
   await fastify.register(identityProvider, {
     shared,
     keys,
@@ -115,7 +118,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
-    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit })
+    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
     await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION })
   })

@@ -116,7 +116,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
 
   // the client's partner made current here first (with replicas: a partner registered on another one)
   const client = async (id: string): Promise<AdapterPayload | undefined> =>
-    await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
+    await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUri, await opts.lockout.isLocked(clientKey(id)))
   const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUri, id)
   const adapter = (opts.storage ?? createAdapterFactory)({
     client,

@@ -39,6 +39,9 @@ export class RedisKeys {
   /** A console session (expires with it). */
   consoleSession (id: string): string { return `${this.prefix}:console:${id}` }
 
+  /** A counter of a client address (token requests without a verified client, rate limits without a token). */
+  addressCounter (address: string, name: string): string { return `${this.prefix}:{address:${address}}:count:${name}` }
+
   /** An entry of the identity provider (oidc-provider's models: codes, refresh tokens, sessions, grants...). */
   oidc (model: string, id: string): string { return `${this.prefix}:oidc:${model}:{${id}}` }
   /** The entry key that a uid or a user code names (the provider finds sessions and interactions by these). */
