@@ -7,6 +7,8 @@
 // sandboxes in bench/results/profiles), BENCH_STRICT=1 (exit 1 when a target is missed), BENCH_PARTNERS
 // (partners registered by bench/partners.ts, default 5000), BENCH_STARTS (cold starts of bench/startup.ts,
 // default 3). bench/durable.ts measures creates on the large scenario's partner with a data dir.
+// bench/journal.ts, which npm run bench runs next, has knobs of its own (BENCH_JOURNAL_PARTNERS,
+// BENCH_JOURNAL_SIZE); docs/benchmarks.md lists every knob.
 // W1 and W2 also run against a third sandbox at LOG_LEVEL=warn (no per-request log line) and against bare
 // Fastify with the sandbox's answer batching (src/plugins/answer-batching.ts), for information only: the
 // targets are judged on the sandbox at the product's log level against bare Fastify as it comes.

@@ -1,33 +1,52 @@
 /* The partner console: one Alpine.js component over the sandbox's control API (/__sandbox), signed in by a
  * session cookie (HttpOnly: this script never sees it). Calls that change state carry the session's CSRF
  * value in X-Console-Csrf. Endpoints of the fault issue (faults, magic values, clock, state controls) are
- * optional: a 404 shows an empty state instead of the panel. */
+ * optional: a 404 shows an empty state instead of the panel.
+ * The page runs Alpine's CSP build (no eval): its x-* expressions are property reads, method calls and
+ * plain operators, and anything more (optional chaining, template strings, globals such as Date) is a
+ * getter or method here. */
 /* global Alpine, EventSource */
 
 const MAX_ROWS = 300
+const JSON_TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g
 
-function escapeHtml (s) {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+function span (className, text) {
+  const el = document.createElement('span')
+  el.className = className
+  el.textContent = text
+  return el
 }
 
-/** JSON pretty-printed with keys, strings, numbers and literals marked for colour; other text as it is. */
-function prettyJson (text) {
-  let value
+/** JSON pretty-printed as text and spans marking keys, strings, numbers and literals for colour; other text as it is. */
+function jsonNodes (text) {
+  if (text === null) return []
+  let pretty
   try {
-    value = JSON.parse(text)
+    pretty = JSON.stringify(JSON.parse(text), null, 2)
   } catch {
-    return escapeHtml(text)
+    return [text]
   }
-  return escapeHtml(JSON.stringify(value, null, 2)).replace(
-    /("(?:\\.|[^"\\])*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g,
-    (m, str, colon, literal, num) => {
-      if (str !== undefined) return colon !== undefined ? `<span class="k">${str}</span>${colon}` : `<span class="s">${str}</span>`
-      if (literal !== undefined) return `<span class="l">${literal}</span>`
-      return `<span class="n">${num}</span>`
-    })
+  const nodes = []
+  let end = 0
+  for (const m of pretty.matchAll(JSON_TOKEN)) {
+    const [, str, colon, literal, num] = m
+    nodes.push(pretty.slice(end, m.index))
+    if (str !== undefined) nodes.push(...(colon !== undefined ? [span('k', str), colon] : [span('s', str)]))
+    else if (literal !== undefined) nodes.push(span('l', literal))
+    else nodes.push(span('n', num))
+    end = m.index + m[0].length
+  }
+  nodes.push(pretty.slice(end))
+  return nodes
 }
 
 document.addEventListener('alpine:init', () => {
+  // x-json="text": the text as pretty JSON, built as DOM nodes (the CSP build has no x-html, and no HTML is parsed)
+  Alpine.directive('json', (el, { expression }, { evaluateLater, effect }) => {
+    const body = evaluateLater(expression)
+    effect(() => body((text) => el.replaceChildren(...jsonNodes(text))))
+  })
+
   Alpine.data('consoleApp', () => ({
     ready: false,
     me: null,
@@ -58,6 +77,17 @@ document.addEventListener('alpine:init', () => {
     clockState: null,
     clockAdvance: 'P30D',
     clockNow: '',
+
+    // what the page shows of the session and the state, blank until they have loaded
+    get partnerId () { return this.me?.partnerId },
+    get partnerName () { return this.me?.name },
+    get snapshotFile () { return `${this.me?.partnerId}-snapshot.json` },
+    get scenario () { return this.state?.scenario },
+    get seed () { return this.state?.seed },
+    get agents () { return this.state?.agents ?? [] },
+    get agentCount () { return this.state?.agents.length },
+    get guarantees () { return this.state?.guarantees },
+    get users () { return this.state?.users.join(', ') || 'none' },
 
     async start () {
       const res = await this.call('GET', '/console/session')
@@ -221,6 +251,14 @@ document.addEventListener('alpine:init', () => {
         `curl -H "Authorization: Bearer $TOKEN" -H "Agent-Id: ${this.state?.agents[0]?.agentId ?? '1001'}" ${base}/api/banks`
     },
 
+    isOpen (entry) {
+      return this.selected?.id === entry.id
+    },
+
+    headersOf (part) {
+      return Object.entries(this.selected[part].headers)
+    },
+
     statusClass (status) {
       return status === 0 ? 's0' : `s${String(status)[0]}`
     },
@@ -229,8 +267,12 @@ document.addEventListener('alpine:init', () => {
       return new Date(time).toLocaleTimeString([], { hour12: false })
     },
 
-    pretty (text) {
-      return text === null ? '' : prettyJson(text)
+    dateTime (time) {
+      return new Date(time).toLocaleString()
+    },
+
+    roundMs (ms) {
+      return Math.round(ms)
     },
 
     size (bytes) {
@@ -289,6 +331,10 @@ document.addEventListener('alpine:init', () => {
       return parts.length === 0 ? 'every request' : parts.join(' ')
     },
 
+    counts (rule) {
+      return `${rule.matched} / ${rule.fired}${rule.times ? ' of ' + rule.times : ''}`
+    },
+
     async addFault () {
       const match = {}
       if (this.newFault.method !== '') match.method = this.newFault.method
@@ -321,6 +367,16 @@ document.addEventListener('alpine:init', () => {
     async kycAction () {
       const { agentId, customerId, kyc } = this.control
       await this.act('PUT', `/__sandbox/customers/${encodeURIComponent(customerId)}/kyc`, { kycStatus: kyc === 'true' }, `Customer ${customerId}: KYC set`, { 'agent-id': agentId })
+    },
+
+    clockOf (field) {
+      return this.clockState?.[field]
+    },
+
+    async setClockTo () {
+      const now = new Date(this.clockNow)
+      if (Number.isNaN(now.getTime())) this.say('Choose a date and time to set the clock to', 'bad')
+      else await this.setClock({ now: now.toISOString() })
     },
 
     async setClock (body) {

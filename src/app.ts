@@ -23,9 +23,11 @@ import { PACKAGE_JSON } from './files.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
 import { ConsoleSessions } from './store/console-sessions.js'
+import { MemoryJournals } from './store/journal.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
 import { RedisLockouts, RedisWindowCounter } from './store/redis/counters.js'
+import { RedisJournals } from './store/redis/journal.js'
 import { redisProviderStorage } from './store/redis/oidc-adapter.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
@@ -92,8 +94,13 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   for (const schema of API_SCHEMAS) fastify.addSchema(schema)
   await fastify.register(errors, { reference: fastify.reference })
   await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
+  // one journal per partner: in this process, or in Redis for every replica
+  const journals = fastify.redis === null || config.journalSize === 0
+    ? new MemoryJournals(config.journalSize)
+    : new RedisJournals(fastify.redis.client, fastify.redis.keys, config.journalSize, fastify.log)
+  fastify.control.whenDeleted((partnerId) => journals.forget(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
-  await fastify.register(journal, { size: config.journalSize, world: fastify.world, verifier: () => fastify.tokens })
+  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens })
   // with replicas, the identity provider's state and the limits' counters are Redis's, shared by all
   const redis = fastify.redis
   const shared = redis === null

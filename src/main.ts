@@ -35,6 +35,15 @@ export function parseFlags (argv: string[]): Record<string, string> | 'help' | '
   return out
 }
 
+/** Where the data lives, for the banner (a Redis URL's password is not shown). */
+function storeOf (config: Config): string {
+  if (config.redisUrl !== undefined) {
+    const url = new URL(config.redisUrl)
+    return `shared through ${config.redisCluster === 1 ? 'the Redis Cluster of' : 'Redis at'} ${url.host}, prefix ${config.redisPrefix}`
+  }
+  return config.dataDir === undefined ? 'in memory' : `data in ${config.dataDir}`
+}
+
 function banner (config: Config, fastify: FastifyInstance): void {
   const url = config.publicUrl!
   const partners = [...fastify.world.partners.values()].filter((p) => !p.registered).slice(0, 4)
@@ -44,7 +53,7 @@ function banner (config: Config, fastify: FastifyInstance): void {
     `  docs       ${url}/api/docs/apidocs`,
     `  console    ${url}/console`,
     `  discovery  ${url}/auth/realms/sandbox/.well-known/openid-configuration`,
-    `  scenario   ${config.scenario}${config.dataDir === undefined ? ' (in memory)' : ` (data in ${config.dataDir})`}`,
+    `  scenario   ${config.scenario} (${storeOf(config)})`,
     ...partners.map((p) => `  client     ${p.id} / ${p.secret}  agents ${[...p.agents.keys()].join(', ')}${p.users.length > 0 ? `  users ${p.users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`)
   ]
   process.stderr.write(`${lines.join('\n')}\n`)

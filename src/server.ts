@@ -35,8 +35,9 @@ function servingHeap (): void {
 }
 
 /**
- * Starts the sandbox and stops it gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests
- * finish, flush the store, exit 0 (or 1 if that takes longer than the shutdown timeout).
+ * Starts the sandbox and stops it gracefully on SIGTERM/SIGINT: not ready any more, serving on for the drain
+ * time (SANDBOX_SHUTDOWN_DRAIN: a load balancer sees /ready fail and sends no more), then stop accepting, let
+ * in-flight requests finish, flush the store, exit 0 (or 1 if that takes longer than the shutdown timeout).
  */
 export async function start (config: Config, banner: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
   const fastify = await buildServer(config)
@@ -44,14 +45,18 @@ export async function start (config: Config, banner: (fastify: FastifyInstance) 
   const stop = (signal: string): void => {
     if (stopping) return
     stopping = true
-    fastify.log.info({ signal }, 'stopping')
+    fastify.log.info({ signal, drainMs: config.shutdownDrain }, 'stopping')
+    // every answer from now on carries Connection: close (the operations plugin), the identity provider's too,
+    // and /ready answers 503: a load balancer's health check takes the sandbox out of rotation meanwhile
+    fastify.readiness.ready = false
+    setTimeout(() => close(), config.shutdownDrain)
+  }
+  const close = (): void => {
     const timer = setTimeout(() => {
       fastify.log.error({ timeoutMs: config.shutdownTimeout }, 'stop took too long; exiting')
       process.exit(1)
     }, config.shutdownTimeout)
     timer.unref()
-    // every answer from now on carries Connection: close (the operations plugin), the identity provider's too
-    fastify.readiness.ready = false
     // no new connections from now on; net.Server's close, because http.Server's would also destroy at once
     // every connection that is idle at this instant, resetting the requests clients have already written
     // on them (under load most connections are "idle" only because their next request is still on its way)

@@ -1,25 +1,17 @@
-import { createPublicKey, createHmac, generateKeyPairSync, randomUUID } from 'node:crypto'
+import { createPublicKey, createHmac, randomUUID } from 'node:crypto'
 import t from 'tap'
 import type { Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { SignJWT, decodeJwt, decodeProtectedHeader, importPKCS8, type JWTPayload } from 'jose'
-import { api, build, PARTNER_A, PARTNER_B, PUBLIC_URL, SIGNING_KEY, TOKEN_PATH, tokenFor, userToken } from './helper.js'
+import { decodeJwt, decodeProtectedHeader } from 'jose'
+import { anotherKey, api, build, expiryOf, PARTNER_A, PARTNER_B, PUBLIC_URL, resign, shortLivedToken, SIGNING_KEY, TOKEN_PATH, tokenFor, unsigned, userToken } from './helper.js'
 
 const ISSUER = `${PUBLIC_URL}/auth/realms/sandbox`
 const AUDIENCE = `${PUBLIC_URL}/api`
 
 // made before any app runs: a key generation blocks the event loop long enough for the overload guard to answer 503
-const OTHER_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+anotherKey()
 
 const b64 = (v: unknown): string => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url')
-
-/** A JWT signed with the sandbox's own key (or another), from a real token's claims with changes. */
-async function forge (template: JWTPayload, kid: string, changes: JWTPayload = {}, opts: { key?: string, typ?: string } = {}): Promise<string> {
-  const key = await importPKCS8(opts.key ?? SIGNING_KEY, 'RS256')
-  return await new SignJWT({ ...template, jti: randomUUID(), ...changes })
-    .setProtectedHeader({ alg: 'RS256', typ: opts.typ ?? 'JWT', kid })
-    .sign(key)
-}
 
 function unauthorized (t: Test, res: LightMyRequestResponse, path: string): void {
   t.equal(res.statusCode, 401)
@@ -35,8 +27,10 @@ t.test('every bad token is a 401 invalid_token in the Spring error shape', async
   const good = await tokenFor(app)
   const { kid } = decodeProtectedHeader(good) as { kid: string }
   const claims = decodeJwt(good)
-  const now = Math.floor(Date.now() / 1000)
   const [h, p, s] = good.split('.')
+  // a real token of the shortest lifetime, used once while good (so the verifier has it cached); its case comes last
+  const shortLived = await shortLivedToken(t)
+  if ((await api(app, { url: '/api/banks', token: shortLived })).statusCode !== 200) throw new Error('the short-lived token was refused while good')
 
   const pw = await (async () => {
     const res = await app.inject({
@@ -55,10 +49,10 @@ t.test('every bad token is a 401 invalid_token in the Spring error shape', async
   const hsPayload = b64({ ...claims, jti: randomUUID() })
   const hs256 = `${hsHeader}.${hsPayload}.${createHmac('sha256', publicPem).update(`${hsHeader}.${hsPayload}`).digest('base64url')}`
 
-  await t.test('the forging works: a token signed here with the real key and claims is accepted', async (t) => {
+  await t.test('the forging works: a real token signed again here with the real key, header and claims is accepted', async (t) => {
     t.equal(claims.iss, ISSUER)
     t.same([claims.aud].flat(), [AUDIENCE])
-    const res = await api(app, { url: '/api/banks', token: await forge(claims, kid) })
+    const res = await api(app, { url: '/api/banks', token: await resign(good) })
     t.equal(res.statusCode, 200, 'so each case below fails for its own reason only')
   })
 
@@ -85,23 +79,23 @@ t.test('every bad token is a 401 invalid_token in the Spring error shape', async
     ['garbage', 'Bearer garbage', NOT_JWT],
     ['three garbage parts', 'Bearer aaa.bbb.ccc', NOT_JWT],
     ['non-base64 characters', 'Bearer ä.ö.ü', HEADER],
-    ['expired', async () => `Bearer ${await forge(claims, kid, { iat: now - 600, exp: now - 300 })}`, /expired/],
     ['tampered payload (extra agent, old signature)', `Bearer ${h}.${b64({ ...claims, agent_id: ['1001', '1002', '2001'] })}.${s}`, SIGNATURE],
     ['tampered signature', `Bearer ${h}.${p}.${s.slice(0, -4)}${s.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`, SIGNATURE],
-    ['wrong issuer', async () => `Bearer ${await forge(claims, kid, { iss: 'http://evil.test/auth/realms/sandbox' })}`, /wrong iss/],
-    ['another realm of the same host', async () => `Bearer ${await forge(claims, kid, { iss: `${PUBLIC_URL}/auth/realms/master` })}`, /wrong iss/],
-    ['wrong audience', async () => `Bearer ${await forge(claims, kid, { aud: 'http://evil.test/api' })}`, /wrong aud/],
-    ['no audience', async () => `Bearer ${await forge(claims, kid, { aud: undefined })}`, /no aud claim/],
-    ['alg none', `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64({ ...claims, jti: randomUUID() })}.`, /RS256/],
+    ['wrong issuer', async () => `Bearer ${await resign(good, { claims: { iss: 'http://evil.test/auth/realms/sandbox' } })}`, /wrong iss/],
+    ['another realm of the same host', async () => `Bearer ${await resign(good, { claims: { iss: `${PUBLIC_URL}/auth/realms/master` } })}`, /wrong iss/],
+    ['wrong audience', async () => `Bearer ${await resign(good, { claims: { aud: 'http://evil.test/api' } })}`, /wrong aud/],
+    ['no audience', async () => `Bearer ${await resign(good, { claims: { aud: undefined } })}`, /no aud claim/],
+    ['alg none', `Bearer ${unsigned(good)}`, /RS256/],
     ['HS256 signed with the public key as secret', `Bearer ${hs256}`, /RS256/],
-    ['signed by another RSA key under the same kid', async () => `Bearer ${await forge(claims, kid, {}, { key: OTHER_KEY })}`, SIGNATURE],
-    ['header typ at+jwt instead of JWT', async () => `Bearer ${await forge(claims, kid, {}, { typ: 'at+jwt' })}`, TYP],
-    ['claim typ ID (an ID token with the API audience)', async () => `Bearer ${await forge(claims, kid, { typ: 'ID' })}`, TYP],
-    ['claim typ Refresh', async () => `Bearer ${await forge(claims, kid, { typ: 'Refresh' })}`, TYP],
+    ['signed by another RSA key under the same kid', async () => `Bearer ${await resign(good, { key: anotherKey() })}`, SIGNATURE],
+    ['header typ at+jwt instead of JWT', async () => `Bearer ${await resign(good, { header: { typ: 'at+jwt' } })}`, TYP],
+    ['claim typ ID (an ID token with the API audience)', async () => `Bearer ${await resign(good, { claims: { typ: 'ID' } })}`, TYP],
+    ['claim typ Refresh', async () => `Bearer ${await resign(good, { claims: { typ: 'Refresh' } })}`, TYP],
     ['an ID token', `Bearer ${idToken}`, /no client_id claim/],
     ['a refresh token (HS512)', `Bearer ${refreshToken}`, /RS256/],
-    ['a token of a client that does not exist', async () => `Bearer ${await forge(claims, kid, { client_id: 'partner-z', sub: 'partner-z', azp: 'partner-z' })}`, /client of the access token/],
-    ['a token without expiry', async () => `Bearer ${await forge(claims, kid, { exp: undefined })}`, /no exp claim/]
+    ['a token of a client that does not exist', async () => `Bearer ${await resign(good, { claims: { client_id: 'partner-z', sub: 'partner-z', azp: 'partner-z' } })}`, /client of the access token/],
+    ['a token without expiry', async () => `Bearer ${await resign(good, { claims: { exp: undefined } })}`, /no exp claim/],
+    ['a real token of 10 s, expired (verified and cached while it was good)', async () => `Bearer ${await expiryOf(shortLived).then(() => shortLived)}`, /expired/]
   ]
   for (const [name, value, why] of cases) {
     await t.test(`${name}: 401 invalid_token`, async (t) => {

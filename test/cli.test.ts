@@ -1,10 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { createPublicKey } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { ConfigError, OPTIONS, fromEnv, loadConfig } from '../src/config.js'
+import { buildServer } from '../src/server.js'
 import { logGenerations, readPartnerFiles } from '../src/store/persistence.js'
 
 // The `banking-sandbox` command as a user runs it: a child process, flags, environment, signals.
@@ -160,6 +163,82 @@ t.test('the banner gives the API, docs and discovery URLs, the scenario and the 
   t.ok(entries.some((e) => e.msg === 'stopped'))
   // package.json "engines": on the supported lines nothing (oidc-provider's "Unsupported runtime") warns
   if (Number(process.versions.node.split('.')[0]) >= 22) t.notMatch(s.stderr(), /warn/i, 'a start prints no warning')
+})
+
+/** A key made by openssl as a user makes it (a command and its arguments; -out is added), its PEM text. */
+function openssl (t: Test, command: string, ...args: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-key-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // genrsa wants its key size last
+  execFileSync('openssl', [command, '-out', join(dir, 'key.pem'), ...args], { stdio: 'ignore' })
+  return readFileSync(join(dir, 'key.pem'), 'utf8')
+}
+
+t.test('--signing-key / SANDBOX_SIGNING_KEY takes an RSA key of openssl genrsa -traditional (PKCS#1) or openssl genpkey (PKCS#8): tokens are signed with it', async (t) => {
+  const pkcs1 = openssl(t, 'genrsa', '-traditional', '2048')
+  const pkcs8 = openssl(t, 'genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048')
+  t.match(pkcs1, /^-----BEGIN RSA PRIVATE KEY-----\n/, 'genrsa -traditional writes PKCS#1')
+  t.match(pkcs8, /^-----BEGIN PRIVATE KEY-----\n/, 'genpkey writes PKCS#8')
+  const started = await Promise.all([start(t, ['--port', '0'], { SANDBOX_SIGNING_KEY: pkcs1 }), start(t, ['--port', '0', '--signing-key', pkcs8])])
+  for (const [i, s] of started.entries()) {
+    const pem = [pkcs1, pkcs8][i]
+    const form = ['PKCS#1 by environment', 'PKCS#8 by flag'][i]
+    const res = await fetch(`${s.url}/auth/realms/sandbox/protocol/openid-connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=partner-a&client_secret=partner-a-secret'
+    })
+    t.equal(res.status, 200, `${form}: a token is issued`)
+    const token = (await res.json() as { access_token: string }).access_token
+    const certs = await (await fetch(`${s.url}/auth/realms/sandbox/protocol/openid-connect/certs`)).json() as { keys: Array<{ n: string }> }
+    t.same(certs.keys.map((k) => k.n), [createPublicKey(pem).export({ format: 'jwk' }).n], `${form}: certs publishes the public half of the key given`)
+    const { payload } = await jwtVerify(token, createPublicKey(pem), { algorithms: ['RS256'] })
+    t.equal(payload.client_id, 'partner-a', `${form}: the token verifies with the key given`)
+    t.ok(await jwtVerify(token, createRemoteJWKSet(new URL(`${s.url}/auth/realms/sandbox/protocol/openid-connect/certs`))), `${form}: and with the published certs`)
+    s.child.kill('SIGTERM')
+    t.equal(await s.exit, 0)
+  }
+})
+
+t.test('a signing key that is no usable RSA private key stops the start and says why, never echoing the key', async (t) => {
+  const rsa = openssl(t, 'genrsa', '-traditional', '2048')
+  const publicPem = execFileSync('openssl', ['rsa', '-pubout'], { input: rsa, stdio: ['pipe', 'pipe', 'ignore'] }).toString()
+  const ec = openssl(t, 'genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256')
+  const ACCEPTED = 'expected an unencrypted RSA private key of 2048 bits or more: PEM, PKCS#1 "BEGIN RSA PRIVATE KEY" or PKCS#8 "BEGIN PRIVATE KEY", or JWK JSON'
+  /** No line of the key (PEM lines, or the whole of a one-line value) in a message. */
+  const echoed = (key: string, text: string): string[] => key.split(/\n|\\n/).filter((l) => l.length > 16 && !l.startsWith('-----') && text.includes(l.slice(0, 16)))
+
+  await t.test('the command: exit code 2 and the reason on stderr', async (t) => {
+    const r = await run(['--port', '0'], { SANDBOX_SIGNING_KEY: ec })
+    t.equal(r.code, 2)
+    t.match(r.stderr, /^banking-sandbox: cannot start: invalid option --signing-key \/ SANDBOX_SIGNING_KEY: a key of type EC, not RSA/m)
+    t.ok(r.stderr.includes(ACCEPTED), 'says what is accepted')
+    t.same(echoed(ec, r.stderr), [], 'no line of the key')
+    t.equal(r.stdout, '', 'nothing started, nothing logged')
+  })
+
+  await t.test('each kind of key: the start (buildServer, as the command runs it) refuses it with its reason', async (t) => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['an EC key (openssl ecparam -genkey, with its parameters block)', execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString(), /a key of type EC, not RSA/],
+      ['an Ed25519 key', openssl(t, 'genpkey', '-algorithm', 'ed25519'), /a key of type ED25519, not RSA/],
+      ['an RSA-PSS key', openssl(t, 'genpkey', '-algorithm', 'RSA-PSS'), /an RSA-PSS key, which cannot sign RS256/],
+      ['an RSA key of 1024 bits', openssl(t, 'genrsa', '-traditional', '1024'), /an RSA key of 1024 bits \(RS256 needs 2048 or more\)/],
+      ['the public half', publicPem, /a public key \("BEGIN PUBLIC KEY"\), not the private key/],
+      ['a PKCS#8 key encrypted with a passphrase', openssl(t, 'genpkey', '-algorithm', 'RSA', '-aes128', '-pass', 'pass:sandbox'), /encrypted with a passphrase/],
+      ['a PKCS#1 key encrypted with a passphrase', openssl(t, 'genrsa', '-traditional', '-aes128', '-passout', 'pass:sandbox', '2048'), /encrypted with a passphrase/],
+      ['a PEM with \\n in place of line breaks', rsa.trim().split('\n').join('\\n'), /the two characters \\n where its line breaks belong/],
+      ['a public JWK', JSON.stringify(createPublicKey(rsa).export({ format: 'jwk' })), /expected a private RSA JWK/],
+      ['broken JSON', `{"kty":"RSA","d":"${'x'.repeat(40)}`, /not valid JSON/],
+      ['garbage', 'not-a-key-at-all-but-maybe-secret', /neither PEM .* nor JSON/]
+    ]
+    for (const [what, key, why] of cases) {
+      const err = await buildServer(loadConfig({ logLevel: 'silent', port: 0, signingKey: key })).then(async (app) => { await app.close() }, (e: Error) => e)
+      t.ok(err instanceof ConfigError, `${what}: a configuration error (exit code 2)`)
+      t.match(err?.message, why, `${what}: says why`)
+      t.ok(err?.message.includes(ACCEPTED), `${what}: says what is accepted`)
+      t.same(echoed(key, err?.message ?? ''), [], `${what}: no line of the key in the message`)
+    }
+  })
 })
 
 /** Waits until the server has read the headers of a request sent with Expect: 100-continue. */

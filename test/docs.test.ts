@@ -298,7 +298,7 @@ t.test('the documents carry the examples, one for every documented response', as
   for (const name of ['Account', 'Bank', 'Beneficiary', 'BeneficiaryCreateRequest', 'CustomerRecord', 'CustomerCreateRequest', 'Party', 'CustomerMessage', 'ErrorBody', 'GuaranteeState', 'Product']) {
     t.ok(doc.components.schemas[name].example !== undefined && swagger2.definitions[name].example !== undefined, `${name} has an example in both documents`)
   }
-  // the default data set: the fixed customer of README and its records
+  // the default data set: the fixed customer of the README and docs/scenarios.md, and its records
   t.equal(doc.components.schemas.CustomerRecord.example.customerId, '1001100000001')
   t.equal(doc.components.schemas.Account.example.id, '1001200000001')
   t.equal(doc.components.schemas.Beneficiary.example.beneficiaryId, '1001300000001')

@@ -1,9 +1,10 @@
-import { generateKeyPairSync } from 'node:crypto'
+import { generateKeyPairSync, randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
+import { SignJWT, decodeJwt, decodeProtectedHeader, importPKCS8, type JWTHeaderParameters, type JWTPayload } from 'jose'
 import { loadConfig, type Config } from '../src/config.js'
 import { isHibernateEmail } from '../src/schemas/email-format.js'
 import { buildServer } from '../src/server.js'
@@ -88,6 +89,44 @@ export async function tokenFor (app: FastifyInstance, who: Credentials = PARTNER
   const token = (res.json() as { access_token: string }).access_token
   cache.set(who.client, token)
   return token
+}
+
+/**
+ * A client-credentials token of the shortest lifetime the sandbox issues (SANDBOX_TOKEN_TTL 10), from an app
+ * like build()'s: the same key and public URL, so every app of build() takes it as its own.
+ */
+export async function shortLivedToken (t: Test, who: Credentials = PARTNER_A): Promise<string> {
+  return await tokenFor(await build(t, { tokenTtl: 10 }), who)
+}
+
+/** Waits until a token has expired: from the second of its exp on, the sandbox refuses it. */
+export async function expiryOf (token: string): Promise<void> {
+  const wait = Number(decodeJwt(token).exp) * 1000 - Date.now() + 20
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+}
+
+let otherKey: string | undefined
+/** An RSA key that is not the sandbox's (made at first use: most test files never need one). */
+export function anotherKey (): string {
+  otherKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+  return otherKey
+}
+
+/**
+ * A token the sandbox issued, with one thing changed (claims, JOSE header, or the key: the sandbox's own
+ * by default), signed again with a new jti: the look-alikes a verifier must tell from the real thing.
+ */
+export async function resign (token: string, change: { claims?: JWTPayload, header?: Partial<JWTHeaderParameters>, key?: string } = {}): Promise<string> {
+  const header = { ...decodeProtectedHeader(token), ...change.header } as JWTHeaderParameters
+  return await new SignJWT({ ...decodeJwt(token), jti: randomUUID(), ...change.claims })
+    .setProtectedHeader(header)
+    .sign(await importPKCS8(change.key ?? SIGNING_KEY, 'RS256'))
+}
+
+/** A token the sandbox issued, unsigned: header alg "none", the same claims, no signature. */
+export function unsigned (token: string): string {
+  const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url')
+  return `${b64({ ...decodeProtectedHeader(token), alg: 'none' })}.${b64({ ...decodeJwt(token), jti: randomUUID() })}.`
 }
 
 /** A password-grant token of a test user. */

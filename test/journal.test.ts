@@ -1,16 +1,14 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { createRequire } from 'node:module'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Ajv } from 'ajv'
-import { SignJWT, importPKCS8 } from 'jose'
 import { loadConfig } from '../src/config.js'
 import type { JournalEntry } from '../src/schemas/journal.js'
 import { journalDropped } from '../src/plugins/journal.js'
 import { buildServer } from '../src/server.js'
-import { BYTES_PER_ENTRY } from '../src/store/journal.js'
-import { api, build, listen, tokenFor, PARTNER_A, PARTNER_B, PUBLIC_URL, SIGNING_KEY, TOKEN_PATH } from './helper.js'
+import { BYTES_PER_ENTRY, MemoryJournals } from '../src/store/journal.js'
+import { anotherKey, api, build, expiryOf, listen, resign, tokenFor, unsigned, PARTNER_A, PARTNER_B, PUBLIC_URL, SIGNING_KEY, TOKEN_PATH, type Credentials } from './helper.js'
 
 const require = createRequire(import.meta.url)
 
@@ -41,16 +39,6 @@ async function fresh (app: FastifyInstance): Promise<void> {
   for (const who of [PARTNER_A, PARTNER_B]) await api(app, { method: 'DELETE', url: '/__sandbox/requests', agent: null, token: await tokenFor(app, who) })
 }
 
-/** An access token of this sandbox's key and issuer that expired a minute ago. */
-async function expiredToken (clientId: string, key = SIGNING_KEY): Promise<string> {
-  const now = Math.floor(Date.now() / 1000)
-  return await new SignJWT({ client_id: clientId, agent_id: ['1001'], scope: 'openid' })
-    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt' })
-    .setIssuer(`${PUBLIC_URL}/auth/realms/sandbox`).setAudience(`${PUBLIC_URL}/api`).setSubject(clientId)
-    .setIssuedAt(now - 400).setExpirationTime(now - 60).setJti(randomUUID())
-    .sign(await importPKCS8(key, 'RS256'))
-}
-
 t.test('a created message is journaled with its request and response, the route template, and the token and cookies redacted', async (t) => {
   const app = await build(t)
   const token = await tokenFor(app)
@@ -79,7 +67,7 @@ t.test('a created message is journaled with its request and response, the route 
   t.same(await entry(app, 'ci-run-42'), e, 'an entry is found by its X-Request-Id too')
 })
 
-t.test('token requests, control calls, 403s and expired tokens are journaled; reading the journal, forged tokens and public calls are not', async (t) => {
+t.test('token requests, control calls and 403s are journaled; reading the journal, forged or unsigned tokens and public calls are not', async (t) => {
   const app = await build(t)
   await fresh(app)
   const tokenRes = await app.inject({
@@ -92,31 +80,57 @@ t.test('token requests, control calls, 403s and expired tokens are journaled; re
   await app.inject({ method: 'POST', url: TOKEN_PATH, headers: { authorization: `Basic ${Buffer.from('partner-a:wrong').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' })
   t.equal((await api(app, { method: 'POST', url: '/__sandbox/reset', agent: null, token })).statusCode, 200)
   t.equal((await api(app, { url: '/api/customers', agent: '2001', token })).statusCode, 403)
-  const expired = await expiredToken('partner-a')
-  t.equal((await api(app, { url: '/api/banks', token: expired })).statusCode, 401)
-  const forgedKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
-  t.equal((await api(app, { url: '/api/banks?forged=1', token: await expiredToken('partner-a', forgedKey) })).statusCode, 401)
-  t.equal((await api(app, { url: '/api/banks?unsigned=1', token: 'eyJhbGciOiJub25lIn0.eyJjbGllbnRfaWQiOiJwYXJ0bmVyLWEifQ.' })).statusCode, 401)
+  t.equal((await api(app, { url: '/api/banks?forged=1', token: await resign(token, { key: anotherKey() }) })).statusCode, 401)
+  t.equal((await api(app, { url: '/api/banks?unsigned=1', token: unsigned(token) })).statusCode, 401)
   t.equal((await api(app, { url: '/api/guarantees/VALID-1/state', token: null, agent: null })).statusCode, 200)
   await list(app)
   await list(app, '?status=401')
 
-  // an expired token is checked after the answer: give it a moment
+  // a 401's token is checked after the answer: give it a moment
   await new Promise((resolve) => setTimeout(resolve, 50))
   const { requests } = await list(app, '', token)
   t.same(requests.map((r) => `${r.method} ${r.url} ${r.status}`), [
-    'GET /api/banks 401',
     'GET /api/customers 403',
     'POST /__sandbox/reset 200',
     `POST ${TOKEN_PATH} 200`
-  ], 'newest first: the expired token, the 403, the reset, the token request; not the wrong secret, forged or unsigned tokens, public calls or journal reads')
-  const tokenEntry = await entry(app, requests[3].id, token)
+  ], 'newest first: the 403, the reset, the token request; not the wrong secret, forged or unsigned tokens, public calls or journal reads')
+  const tokenEntry = await entry(app, requests[2].id, token)
   t.equal(tokenEntry.route, TOKEN_PATH)
   t.match(tokenEntry.response.body, /"access_token":"\[REDACTED\]"/, 'the issued token is redacted')
   t.notMatch(JSON.stringify(tokenEntry), token)
   t.equal(tokenEntry.request.headers.authorization, '[REDACTED]', 'the client secret (Basic) is redacted')
-  t.equal(requests[1].agentId, '2001', 'the Agent-Id of a refused request')
+  t.equal(requests[0].agentId, '2001', 'the Agent-Id of a refused request')
   t.equal((await list(app, '', await tokenFor(app, PARTNER_B))).total, 0, 'partner-b has nothing of it')
+})
+
+t.test("a request with an expired token of the sandbox is in its partner's journal; a forged copy of that token is nobody's (over HTTP, a token of 10 s)", async (t) => {
+  const { base } = await listen(t, { tokenTtl: 10 })
+  const issue = async (): Promise<string> => {
+    const res = await fetch(`${base}${TOKEN_PATH}`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('partner-a:partner-a-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials'
+    })
+    t.equal(res.status, 200)
+    return (await res.json() as { access_token: string }).access_token
+  }
+  const get = async (path: string, token: string): Promise<Response> => await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}`, 'agent-id': '1001' } })
+  const expired = await issue()
+  const forged = await resign(expired, { key: anotherKey() })
+  await expiryOf(expired)
+  const refused = await get('/api/customers?page=0&size=1', expired)
+  t.equal(refused.status, 401)
+  t.match(refused.headers.get('www-authenticate'), /error="invalid_token", error_description="[^"]*expired/)
+  t.equal((await get('/api/customers?forged=1', forged)).status, 401)
+  const fresh = await issue()
+  // a 401's token is checked after the answer: give it a moment
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  const journal = await (await get('/__sandbox/requests', fresh)).json() as { requests: Entry[] }
+  t.same(journal.requests.map((r) => `${r.method} ${r.url} ${r.status}`), [
+    `POST ${TOKEN_PATH} 200`,
+    'GET /api/customers?page=0&size=1 401',
+    `POST ${TOKEN_PATH} 200`
+  ], 'newest first: the second token request, the expired token, the first token request; not the forged copy')
 })
 
 t.test('filters, limit and count select entries the way a test verifies what its code sent', async (t) => {
@@ -201,7 +215,7 @@ t.test('the journal holds its bound under ten times its size of traffic, by coun
   t.equal(requests[0].url, '/api/banks?page=1', 'the newest kept (request 199)')
   const big = JSON.stringify({ ...MESSAGE, padding: 'x'.repeat(60_000) })
   for (let i = 0; i < 30; i++) await api(app, { url: '/api/customers/1001100000001/messages', body: big, headers: { 'content-type': 'application/json' } })
-  const journal = app.journals.of('partner-a')
+  const journal = (app.journals as MemoryJournals).of('partner-a')
   t.ok(journal.size <= 20 * BYTES_PER_ENTRY, `bytes within the bound (${journal.size} <= ${20 * BYTES_PER_ENTRY})`)
   t.ok(journal.count >= 1 && journal.count < 20, `fewer entries when they are large (${journal.count})`)
 })
@@ -291,4 +305,29 @@ t.test('the live tail delivers an entry made after it connected', async (t) => {
   const other = await fetch(`${base}/__sandbox/requests/stream`, { headers: { authorization: `Bearer ${await tokenFor(app, PARTNER_B)}` } })
   t.equal(other.status, 200, "another partner's tail opens")
   await other.body?.cancel()
+})
+
+t.test("a deleted partner's journal goes with it: its live tail ends, the client id registered again starts empty", async (t) => {
+  const ADMIN = 'operator-secret-0123456789'
+  const { app, base } = await listen(t, { adminToken: ADMIN })
+  let agent = ''
+  const register = async (): Promise<Credentials> => {
+    const reg = (await api(app, { url: '/__sandbox/admin/partners', body: { clientId: 'partner-gone', scenario: 'empty' }, token: ADMIN, agent: null })).json()
+    agent = reg.agentIds[0]
+    return { client: reg.clientId, secret: reg.clientSecret }
+  }
+  const token = await tokenFor(app, await register())
+  t.equal((await api(app, { url: '/api/banks', token, agent, headers: { 'x-request-id': 'before-delete' } })).statusCode, 200)
+  t.equal((await entry(app, 'before-delete', token)).url, '/api/banks')
+  const tail = await fetch(`${base}/__sandbox/requests/stream`, { headers: { authorization: `Bearer ${token}` } })
+  const reader = tail.body!.getReader()
+  await reader.read()
+  t.equal((await api(app, { method: 'DELETE', url: '/__sandbox/admin/partners/partner-gone', token: ADMIN, agent: null })).statusCode, 204)
+  const ended = (async () => { while (!(await reader.read()).done); return true })()
+  t.ok(await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 5000, false))]), 'the live tail of the deleted partner ended')
+  const creds = await register()
+  // (tokenFor keeps the first token of a client id)
+  const again = (await app.inject({ method: 'POST', url: TOKEN_PATH, headers: { authorization: `Basic ${Buffer.from(`${creds.client}:${creds.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' })).json().access_token
+  const { requests } = await list(app, '', again)
+  t.same(requests.map((r) => r.url), [TOKEN_PATH], "only the new partner's token request: nothing of the deleted one")
 })

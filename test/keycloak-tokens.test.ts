@@ -1,9 +1,10 @@
+import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
-import { api, build, TOKEN_PATH } from './helper.js'
+import { api, build, listen, TOKEN_PATH } from './helper.js'
 
 interface Reference { header: Record<string, unknown> | null, claims: Record<string, unknown>, ignore: string[] }
 const KEYCLOAK = JSON.parse(readFileSync(new URL('./fixtures/keycloak-tokens.json', import.meta.url), 'utf8')) as {
@@ -55,17 +56,13 @@ t.test('tokens carry the header and claim names of real Keycloak tokens, grant b
   t.same(at.agent_id, ['1001'], 'our agent_id claim stays')
   t.same((at.resource_access as { account: { roles: string[] } }).account.roles, ['manage-account', 'manage-account-links', 'view-profile'])
 
-  await t.test('a refresh gives Keycloak-shaped tokens, and the refresh token keeps working (Keycloak does not revoke it by default)', async (t) => {
+  await t.test('a refresh gives a Keycloak-shaped access token (its refresh token: the test after this one)', async (t) => {
     const first = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: body.refresh_token })
     t.equal(first.statusCode, 200)
     const refreshed = first.json()
     sameNames(t, refreshed.access_token, KEYCLOAK.userLogin.access, 'refreshed access token')
-    sameNames(t, refreshed.refresh_token, KEYCLOAK.userLogin.refresh, 'refreshed refresh token')
-    t.equal(refreshed.session_state, body.session_state, 'the same session')
+    t.equal(decodeJwt(refreshed.access_token).sid, body.session_state, 'the same session')
     t.equal((await api(app, { url: '/api/banks', token: refreshed.access_token })).statusCode, 200)
-    const again = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: body.refresh_token })
-    t.equal(again.statusCode, 200, 'the old refresh token is still good')
-    t.equal((await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshed.refresh_token })).statusCode, 200, 'and the new one')
   })
 
   await t.test('client credentials: a service-account token, no refresh token', async (t) => {
@@ -82,15 +79,63 @@ t.test('tokens carry the header and claim names of real Keycloak tokens, grant b
   })
 })
 
+t.test("every refresh answers a new refresh token, Keycloak-shaped, of the same session and expiry; old and new both keep working (Keycloak's default), over HTTP", async (t) => {
+  const { base } = await listen(t)
+  const post = async (path: string, form: Record<string, string>): Promise<Response> =>
+    await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: basic('partner-a', 'partner-a-secret'), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) })
+  const grant = async (form: Record<string, string>): Promise<Record<string, any>> => {
+    const res = await post(TOKEN_PATH, form)
+    const body = await res.json() as Record<string, any>
+    t.equal(res.status, 200, `${form.grant_type}: 200 ${res.status === 200 ? '' : JSON.stringify(body)}`)
+    return body
+  }
+  const refresh = async (token: string): Promise<Record<string, any>> => await grant({ grant_type: 'refresh_token', refresh_token: token })
+  const signIn = await grant({ grant_type: 'password', username: 'alice', password: 'alice-password', scope: 'openid' })
+  const first = signIn.refresh_token as string
+  const refreshed = await refresh(first)
+  const second = refreshed.refresh_token as string
+  t.type(second, 'string')
+  t.not(second, first, 'a new refresh token')
+  sameNames(t, second, KEYCLOAK.userLogin.refresh, 'the new refresh token')
+  t.same(decodeProtectedHeader(second), decodeProtectedHeader(first), 'the same JOSE header: HS512 with the realm key')
+  const [a, b] = [decodeJwt(first), decodeJwt(second)]
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+  t.match(a.jti, UUID, "jti is a UUID, as Keycloak's")
+  t.match(b.jti, UUID)
+  t.not(b.jti, a.jti, 'a jti of its own')
+  t.ok(Number(b.iat) >= Number(a.iat), 'issued now')
+  t.same({ sid: b.sid, sub: b.sub, azp: b.azp, scope: b.scope, iss: b.iss, aud: b.aud }, { sid: a.sid, sub: a.sub, azp: a.azp, scope: a.scope, iss: a.iss, aud: a.aud }, 'the same session, user, client and scope')
+  t.equal(refreshed.session_state, signIn.session_state)
+  t.equal(b.exp, a.exp, 'the expiry of the sign-in: a refresh does not extend the session')
+  t.ok(refreshed.refresh_expires_in <= signIn.refresh_expires_in && refreshed.refresh_expires_in >= Number(b.exp) - Math.ceil(Date.now() / 1000), 'refresh_expires_in counts down to that expiry')
+
+  const fromOld = await refresh(first)
+  const fromNew = await refresh(second)
+  t.equal(new Set([first, second, fromOld.refresh_token, fromNew.refresh_token]).size, 4, 'the old and the new one both still work, and each answer has a refresh token of its own')
+  for (const body of [refreshed, fromOld, fromNew]) {
+    const res = await fetch(`${base}/api/users/current/customers`, { headers: { authorization: `Bearer ${String(body.access_token)}`, 'agent-id': '1001' } })
+    t.equal(res.status, 200, "each refreshed access token opens the API for alice's agent")
+  }
+
+  t.equal((await post('/auth/realms/sandbox/protocol/openid-connect/logout', { refresh_token: fromNew.refresh_token })).status, 204, 'a logout with the newest one ends the session')
+  for (const token of [first, second]) {
+    t.equal((await post(TOKEN_PATH, { grant_type: 'refresh_token', refresh_token: token })).status, 400, 'and with it every refresh token of that sign-in')
+  }
+})
+
 t.test("token endpoint errors have Keycloak's wording and status codes", async (t) => {
   const app = await build(t)
+  const signIn = await tokenRequest(app, { grant_type: 'password', username: 'alice', password: 'alice-password' })
+  // a real refresh token with one thing changed: signed with another HMAC key
+  const [rh, rp] = String(signIn.json().refresh_token).split('.')
+  const forgedRefresh = `${rh}.${rp}.${createHmac('sha512', 'not the realm key').update(`${rh}.${rp}`).digest('base64url')}`
   const cases: Array<[string, Record<string, string>, string | undefined, number, string, string]> = [
     ['a wrong client secret', { grant_type: 'client_credentials' }, basic('partner-a', 'wrong'), 401, 'invalid_client', 'Invalid client or Invalid client credentials'],
     ['an unknown client', { grant_type: 'client_credentials' }, basic('partner-z', 'x'), 401, 'invalid_client', 'Invalid client or Invalid client credentials'],
     ['a wrong password', { grant_type: 'password', username: 'alice', password: 'nope' }, undefined, 401, 'invalid_grant', 'Invalid user credentials'],
     ['an unknown user', { grant_type: 'password', username: 'nobody', password: 'nope' }, undefined, 401, 'invalid_grant', 'Invalid user credentials'],
     ['a refresh token that is no JWT', { grant_type: 'refresh_token', refresh_token: 'opaque' }, undefined, 400, 'invalid_grant', 'Invalid refresh token'],
-    ['a forged refresh JWT', { grant_type: 'refresh_token', refresh_token: 'eyJhbGciOiJIUzUxMiJ9.eyJ0eXAiOiJSZWZyZXNoIn0.AAAA' }, undefined, 400, 'invalid_grant', 'Invalid refresh token'],
+    ['a forged refresh JWT (a real one signed with another key)', { grant_type: 'refresh_token', refresh_token: forgedRefresh }, undefined, 400, 'invalid_grant', 'Invalid refresh token'],
     ['an unknown code', { grant_type: 'authorization_code', code: 'nope', redirect_uri: 'http://sandbox.test/api/docs/apidocs/static/oauth2-redirect.html' }, undefined, 400, 'invalid_grant', 'Code not valid'],
     ['an unknown grant type', { grant_type: 'urn:example:nothing' }, undefined, 400, 'unsupported_grant_type', 'Unsupported grant_type'],
     ['an unknown scope', { grant_type: 'password', username: 'alice', password: 'alice-password', scope: 'openid bogus' }, undefined, 400, 'invalid_scope', 'Invalid scopes: bogus']

@@ -43,7 +43,7 @@ function customerBody (): Record<string, unknown> {
 /** Counts the log appends of each partner (one per batch): every file the store has opened. */
 function countWrites (app: FastifyInstance): Map<string, number> {
   const counts = new Map<string, number>()
-  const files = (app.world as unknown as { persistence: { files: Map<string, { append: (json: string) => Promise<void> }> } }).persistence.files
+  const files = (app.world.backend as unknown as { persistence: { files: Map<string, { append: (json: string) => Promise<void> }> } }).persistence.files
   for (const [id, file] of files) {
     const append = file.append.bind(file)
     counts.set(id, 0)
@@ -89,6 +89,18 @@ t.test('with a data dir, everything created survives closing and rebuilding the 
   await second.close()
   const third = await build(t, { dataDir: dir, scenario: 'empty' })
   t.equal((await api(third, { url: `/api/customers/${id}` })).statusCode, 200, 'the data dir wins over SANDBOX_SCENARIO')
+})
+
+t.test('without a configured key, the signing key made at the first start is kept in the data dir (owner-only) and read back at the next', async (t) => {
+  const dir = dataDir(t)
+  const first = await build(t, { dataDir: dir, signingKey: undefined })
+  const token = await tokenFor(first)
+  await first.close()
+  const file = join(dir, 'keys', 'signing-key.json')
+  t.equal(statSync(file).mode & 0o777, 0o600)
+  t.match(JSON.parse(readFileSync(file, 'utf8')), { kty: 'RSA', d: String, kid: String })
+  const second = await build(t, { dataDir: dir, signingKey: undefined })
+  t.equal((await api(second, { url: '/api/banks', token })).statusCode, 200, 'a token of the first start is good after the restart')
 })
 
 function app2State (res: { json: () => { agents: Array<{ agentId: string, scenario: string }> } }): Record<string, string> {

@@ -1,12 +1,21 @@
-import { readFileSync } from 'node:fs'
-import t from 'tap'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, normalize } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
 import { configTable } from '../scripts/config-table.js'
 import { OPTIONS } from '../src/config.js'
 import { CATALOGUE } from '../src/errors.js'
-import { build } from './helper.js'
+import { build, listen } from './helper.js'
 
-// The README is the partners' manual: what it lists must be what the code has.
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+// The README and the pages of docs/ are the partners' manual: what they list must be what the code has, their
+// links must lead somewhere, and their curl commands must work as written.
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)]
+const read = (page: string): string => readFileSync(join(ROOT, page), 'utf8')
+const README = read('README.md')
+const ALL = PAGES.map(read).join('\n')
 
 t.test('the README has the quick start of two commands', async (t) => {
   const quick = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(README)
@@ -25,19 +34,20 @@ t.test('the README configuration table is the one generated from src/config.ts',
   }
 })
 
-t.test('the README lists every error code of the catalogue with its status', async (t) => {
+t.test('docs/errors.md lists every error code of the catalogue with its status', async (t) => {
+  const errors = read('docs/errors.md')
   for (const [code, { status }] of Object.entries(CATALOGUE)) {
-    t.match(README, new RegExp(`^\\| \`${code}\` \\| ${status} \\|`, 'm'), code)
+    t.match(errors, new RegExp(`^\\| \`${code}\` \\| ${status} \\|`, 'm'), code)
   }
-  const listed = [...README.matchAll(/^\| `(SANDBOX_ERR_[A-Z_]+)` \|/gm)].map((m) => m[1])
+  const listed = [...ALL.matchAll(/^\| `(SANDBOX_ERR_[A-Z_]+)` \|/gm)].map((m) => m[1])
   t.same(listed.filter((c) => !(c in CATALOGUE)), [], 'no code that does not exist')
 })
 
-t.test('every control endpoint the README lists is in the published control API document', async (t) => {
+t.test('every control endpoint the README and docs/ list is in the published control API document', async (t) => {
   const app = await build(t)
   const doc = app.sandboxSwagger() as unknown as { paths: Record<string, Record<string, unknown>> }
-  const rows = [...README.matchAll(/^\| `(GET|POST|PUT|DELETE) (\/__sandbox\/[^`]*)` \|/gm)]
-  t.ok(rows.length >= 10, `${rows.length} endpoints listed`)
+  const rows = [...ALL.matchAll(/^\| `(GET|POST|PUT|DELETE) (\/__sandbox\/[^`]*)` \|/gm)]
+  t.ok(rows.length >= 25, `${rows.length} endpoints listed`)
   for (const [, method, path] of rows) {
     t.ok(doc.paths[path]?.[method.toLowerCase()], `${method} ${path}`)
   }
@@ -52,4 +62,107 @@ t.test('the documentation URLs the README gives answer', async (t) => {
   const json = await app.inject({ url: '/api/docs/apidocs', headers: { accept: 'application/json' } })
   t.match(json.json(), { openapi: /^3\./ })
   t.equal((await app.inject({ url: '/' })).headers.location, '/api/docs/apidocs')
+})
+
+/** The anchors GitHub gives a page's headings: lower case, punctuation dropped, spaces to '-', repeats numbered. */
+function anchors (markdown: string): Set<string> {
+  const seen = new Map<string, number>()
+  const out = new Set<string>()
+  for (const [, heading] of withoutCode(markdown).matchAll(/^#{1,6}\s+(.+)$/gm)) {
+    const slug = heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+    const n = seen.get(slug) ?? 0
+    seen.set(slug, n + 1)
+    out.add(n === 0 ? slug : `${slug}-${n}`)
+  }
+  return out
+}
+
+const withoutCode = (markdown: string): string => markdown.replace(/^```[\s\S]*?^```/gm, '')
+
+t.test('every link between the README and the pages of docs/ leads to a file and a heading that exist', async (t) => {
+  for (const page of PAGES) {
+    for (const [, target] of withoutCode(read(page)).matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue
+      const [path, hash] = target.split('#')
+      const file = path === '' ? page : normalize(join(dirname(page), path))
+      t.ok(existsSync(join(ROOT, file)), `${page}: ${target}: ${file} exists`)
+      if (hash !== undefined && existsSync(join(ROOT, file))) {
+        t.ok(anchors(read(file)).has(hash), `${page}: ${target}: #${hash} is a heading of ${file}`)
+      }
+    }
+  }
+  for (const page of PAGES.slice(1)) t.ok(README.includes(`](${page})`), `the README links ${page}`)
+})
+
+/** The top-level commands of a page's sh blocks that run curl (a line continued with \ joined to the next). */
+function curlCommands (markdown: string): string[] {
+  const commands: string[] = []
+  for (const [, block] of markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)) {
+    const lines = block.split('\n')
+    for (let i = 0; i < lines.length; i++) {
+      let command = lines[i]
+      while (command.endsWith('\\') && i + 1 < lines.length) command += `\n${lines[++i]}`
+      if (/^(curl |[A-Z_]+=\$\(curl )/.test(command)) commands.push(command)
+    }
+  }
+  return commands
+}
+
+interface Expected { status: (s: number) => boolean, describe: string, exit: number }
+
+/** What a command's own words say it gets: an injected fault's status, the status or curl error in its comment, else a 2xx. */
+function expectation (command: string): Expected {
+  const exit = Number(/curl: \((\d+)\)/.exec(command)?.[1] ?? (/ -sN /.test(command) ? 28 : 0))
+  const asked = /Sandbox-Fault: [^"]*status=(\d{3})/.exec(command) ?? /Prefer: code=(\d{3})/.exec(command) ??
+    /SANDBOX-FAULT-(\d{3})/.exec(command) ?? /#\s*(\d{3})$/.exec(command)
+  if (/Sandbox-Fault: reset/.test(command)) return { status: (s) => s === 0, describe: 'no answer', exit }
+  if (asked !== null) return { status: (s) => s === Number(asked[1]), describe: asked[1], exit }
+  return { status: (s) => s >= 200 && s < 300, describe: '2xx', exit }
+}
+
+/**
+ * Runs a page's curl commands in order in one bash (so $TOKEN carries over), against a sandbox of its own on a
+ * free port: http://localhost:8080 in the commands becomes its URL, and a page that uses $TOKEN without getting
+ * one first starts with the README's token command. Each command is curl as installed, with -w writing the
+ * status to stderr (stdout stays the command's own) and a time limit (2 s for a live tail, which never ends).
+ */
+async function runCurls (t: Test, page: string, commands: string[]): Promise<void> {
+  const { base } = await listen(t)
+  const dir = mkdtempSync(join(tmpdir(), 'readme-curl-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const readmeToken = curlCommands(README).find((c) => c.startsWith('TOKEN='))!
+  const preamble = commands.some((c) => c.startsWith('TOKEN=')) || !commands.some((c) => c.includes('$TOKEN')) ? [] : [readmeToken]
+  const all = [...preamble, ...commands]
+  const script = [
+    'set -o pipefail',
+    'CURL_MAX_TIME=30',
+    'curl () { command curl --max-time "$CURL_MAX_TIME" -w \'%{stderr}@@status %{http_code}\\n\' "$@"; }',
+    ...all.flatMap((c, i) => [
+      `echo "@@begin ${i}" >&2`,
+      `${/ -sN /.test(c) ? 'CURL_MAX_TIME=2 ' : ''}${c.replaceAll('http://localhost:8080', base)}`,
+      `echo "@@end ${i} $?" >&2`,
+      ...(/^[A-Z_]+=/.test(c) ? [`echo "@@value ${i} \${${/^([A-Z_]+)=/.exec(c)![1]}:0:3}" >&2`] : [])
+    ])
+  ].join('\n')
+  const stderr = await new Promise<string>((resolve) => {
+    execFile('bash', ['-c', script], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, (_error, _stdout, stderr) => resolve(stderr))
+  })
+  all.forEach((command, i) => {
+    const part = new RegExp(`@@begin ${i}\\n([\\s\\S]*?)@@end ${i} (\\d+)`).exec(stderr)
+    const method = /-X (\w+)/.exec(command)?.[1] ?? (/ (-d|--data-binary) /.test(command) ? 'POST' : 'GET')
+    const name = `${page}, command ${i + 1 - preamble.length}: ${method} ${/localhost:8080([^\s"']*)/.exec(command)?.[1] ?? ''}`
+    if (part === null) return t.fail(`${name}: did not run`, { stderr })
+    const statuses = [...part[1].matchAll(/@@status (\d{3})/g)].map((m) => Number(m[1]))
+    const expected = expectation(command)
+    t.equal(Number(part[2]), expected.exit, `${name}: exit status ${expected.exit}`, { stderr: part[1] })
+    t.ok(statuses.length === 1 && expected.status(statuses[0]), `${name}: one answer, ${expected.describe} (got ${statuses.join(', ')})`, { stderr: part[1] })
+    const value = new RegExp(`@@value ${i} (.*)`).exec(stderr)
+    if (value !== null) t.equal(value[1], 'eyJ', `${name}: the variable holds a JWT`)
+  })
+}
+
+t.test('every curl command of the README and of docs/ works as written against a running sandbox', async (t) => {
+  const pages = PAGES.map((page) => ({ page, commands: curlCommands(read(page)) })).filter((p) => p.commands.length > 0)
+  t.ok(pages.find((p) => p.page === 'README.md')!.commands.length >= 15, 'the README has its curl commands')
+  for (const { page, commands } of pages) await t.test(page, (t) => runCurls(t, page, commands))
 })

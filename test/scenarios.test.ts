@@ -205,7 +205,7 @@ t.test('the default scenario gives agents 1001, 1002 and 2001 a few dozen custom
   t.same(b.users.map((u) => [u.username, u.customerIds]), [['bob', ['2001100000001']]])
 })
 
-t.test('the edge-cases scenario holds every kind of edge the README promises', async (t) => {
+t.test('the edge-cases scenario holds every kind of edge docs/scenarios.md promises', async (t) => {
   const app = await build(t, { scenario: 'edge-cases' })
   const agents = [...app.world.partners.values()].flatMap((p) => [...p.agents.values()])
   const customers = agents.flatMap((a) => a.customers)

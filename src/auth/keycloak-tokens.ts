@@ -38,6 +38,9 @@ export interface RefreshClaims {
   scope: string
 }
 
+/** The claim of our refresh JWTs that carries the provider's refresh token (Keycloak has no such claim: it finds the session by sid). */
+const HANDLE_CLAIM = 'sandbox_refresh_handle'
+
 interface HmacKey { kid: string, key: Uint8Array }
 
 /** The HS512 key of refresh tokens, derived from a signing key (so it rotates with it), with its Keycloak-style UUID kid. */
@@ -49,8 +52,11 @@ function hmacKeyOf (privateJwk: JWK): HmacKey {
 
 /**
  * ID tokens re-signed in Keycloak's shape, and refresh tokens as HS512 JWTs (as Keycloak signs them) that
- * carry the provider's refresh token as their jti: the JWT is the only form a client ever sees. Refresh
- * tokens are signed with the current signing key's HMAC key and accepted with that of any listed key.
+ * carry the provider's refresh token: the JWT is the only form a client ever sees. Like Keycloak, every
+ * answer with a refresh token has a new one (its own jti and iat); all of one sign-in stand for the same
+ * provider refresh token, so an earlier one keeps working (Keycloak's default, "Revoke Refresh Token" off)
+ * and revocation or logout ends them all. Refresh tokens are signed with the current signing key's HMAC key
+ * and accepted with that of any listed key.
  */
 export class KeycloakTokens {
   private privateKey: KeyObject | Uint8Array | undefined
@@ -63,7 +69,7 @@ export class KeycloakTokens {
 
   async refreshToken (c: RefreshClaims): Promise<string> {
     const now = Math.floor(Date.now() / 1000)
-    return await new SignJWT({ exp: c.exp, iat: now, jti: c.handle, iss: this.issuer, aud: this.issuer, sub: c.sub, typ: 'Refresh', azp: c.azp, sid: c.sid, scope: c.scope })
+    return await new SignJWT({ exp: c.exp, iat: now, jti: randomUUID(), iss: this.issuer, aud: this.issuer, sub: c.sub, typ: 'Refresh', azp: c.azp, sid: c.sid, scope: c.scope, [HANDLE_CLAIM]: c.handle })
       .setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: this.hmacKeys[0].kid })
       .sign(this.hmacKeys[0].key)
   }
@@ -76,7 +82,8 @@ export class KeycloakTokens {
       const hmac = this.hmacKeys.find((k) => k.kid === kid)
       if (hmac === undefined) return undefined
       const { payload } = await jwtVerify(token, hmac.key, { algorithms: ['HS512'], issuer: this.issuer, typ: 'JWT', currentDate: new Date(0) })
-      return payload.typ === 'Refresh' && typeof payload.jti === 'string' ? payload.jti : undefined
+      const handle = payload[HANDLE_CLAIM]
+      return payload.typ === 'Refresh' && typeof handle === 'string' ? handle : undefined
     } catch {
       return undefined
     }

@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, type JsonWebKey } from 'node:crypto'
+import { createHash, createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto'
 import { chmod, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose'
@@ -25,38 +25,50 @@ export interface SigningKeys extends SigningKey {
   source: 'configuration' | 'data dir' | 'generated'
 }
 
-/** An RSA private key as a JWK, from PEM (PKCS#8 or PKCS#1) or JWK JSON. */
-async function fromText (text: string): Promise<JWK> {
-  const trimmed = text.trim()
-  if (trimmed.startsWith('{')) {
-    let jwk: JWK
-    try {
-      jwk = JSON.parse(trimmed) as JWK
-    } catch {
-      // JSON.parse's message quotes the text around the fault: part of a private key
-      throw new Error('not valid JSON')
-    }
-    return fromJwk(jwk)
-  }
-  let key
-  try {
-    key = createPrivateKey(trimmed)
-  } catch {
-    // (node's message may quote the text)
-    throw new Error('not a PEM private key')
-  }
-  if (key.asymmetricKeyType !== 'rsa') throw new Error(`a ${String(key.asymmetricKeyType)} key, not RSA`)
-  return await exportJWK(key)
+/** Why a PEM text is no RSA private key, without a word of the text itself (it may be part of a key). */
+function pemProblem (pem: string, err: unknown): string {
+  const label = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem)?.[1]
+  if (label === undefined) return 'neither PEM (no -----BEGIN ...----- line) nor JSON'
+  if (/PUBLIC KEY|CERTIFICATE/.test(label)) return `${label.includes('CERTIFICATE') ? 'a certificate' : 'a public key'} ("BEGIN ${label}"), not the private key`
+  if ((err as { code?: string }).code === 'ERR_MISSING_PASSPHRASE' || /ENCRYPTED/.test(label) || pem.includes('Proc-Type: 4,ENCRYPTED')) return 'the key is encrypted with a passphrase (give it unencrypted)'
+  if (pem.includes('\\n')) return 'the PEM has the two characters \\n where its line breaks belong'
+  return `the PEM block "BEGIN ${label}" could not be read as a private key`
 }
 
-function fromJwk (jwk: JWK): JWK {
-  if (jwk === null || typeof jwk !== 'object' || jwk.kty !== 'RSA' || jwk.d === undefined) throw new Error('expected a private RSA JWK')
-  try {
-    createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' })
-  } catch {
-    throw new Error('an RSA JWK that is not a valid private key')
+function privateKey (text: string): { key: KeyObject, kid?: string } {
+  const trimmed = text.trim()
+  if (!trimmed.startsWith('{')) {
+    try {
+      return { key: createPrivateKey({ key: trimmed, format: 'pem' }) }
+    } catch (err) {
+      throw new Error(pemProblem(trimmed, err))
+    }
   }
-  return jwk
+  let jwk: JWK
+  try {
+    jwk = JSON.parse(trimmed) as JWK
+  } catch {
+    // JSON.parse's message quotes the text around the fault: part of a private key
+    throw new Error('not valid JSON')
+  }
+  if (jwk.kty !== 'RSA' || jwk.d === undefined) throw new Error('expected a private RSA JWK')
+  try {
+    return { key: createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' }), kid: jwk.kid }
+  } catch {
+    throw new Error('the JWK is not a usable RSA private key')
+  }
+}
+
+/** The signing key as a private JWK: RSA (RS256) of 2048 bits or more, from PEM (PKCS#1 or PKCS#8) or JWK JSON. */
+function fromText (text: string): JWK {
+  const { key, kid } = privateKey(text)
+  const type = String(key.asymmetricKeyType)
+  if (type === 'rsa-pss') throw new Error('an RSA-PSS key, which cannot sign RS256 (PKCS#1 v1.5) tokens')
+  if (type !== 'rsa') throw new Error(`a key of type ${type.toUpperCase()}, not RSA (tokens are signed RS256)`)
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0
+  if (bits < 2048) throw new Error(`an RSA key of ${bits} bits (RS256 needs 2048 or more)`)
+  const jwk = key.export({ format: 'jwk' }) as JWK
+  return kid === undefined ? jwk : { ...jwk, kid }
 }
 
 async function complete (jwk: JWK): Promise<SigningKey> {
@@ -81,8 +93,17 @@ function keySet (keys: SigningKey[], source: SigningKeys['source']): SigningKeys
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g
 
+/** The i-th key of a list, or why not, saying which. */
+function keyOfList (i: number, read: () => JWK): JWK {
+  try {
+    return read()
+  } catch (err) {
+    throw new Error(`key ${i + 1}: ${(err as Error).message}`)
+  }
+}
+
 /** The keys a text holds, in its order: PEM blocks one after another, a JSON array of JWKs, a JWK Set, or one JWK. */
-async function keysInText (text: string): Promise<JWK[]> {
+function keysInText (text: string): JWK[] {
   const trimmed = text.trim()
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let value: unknown
@@ -92,25 +113,14 @@ async function keysInText (text: string): Promise<JWK[]> {
       throw new Error('not valid JSON')
     }
     const list = Array.isArray(value) ? value : Array.isArray((value as { keys?: unknown }).keys) ? (value as { keys: unknown[] }).keys : [value]
-    return list.map((jwk, i) => {
-      try {
-        return fromJwk(jwk as JWK)
-      } catch (err) {
-        throw new Error(`key ${i + 1}: ${(err as Error).message}`)
-      }
-    })
+    return list.map((jwk, i) => keyOfList(i, () => {
+      if (jwk === null || typeof jwk !== 'object' || Array.isArray(jwk)) throw new Error('expected a private RSA JWK')
+      return fromText(JSON.stringify(jwk))
+    }))
   }
   const blocks = trimmed.match(PEM_BLOCK) ?? []
   if (blocks.length === 0) throw new Error('no PEM block, JWK or JSON array of JWKs')
-  const out: JWK[] = []
-  for (const [i, block] of blocks.entries()) {
-    try {
-      out.push(await fromText(block))
-    } catch (err) {
-      throw new Error(`key ${i + 1}: ${(err as Error).message}`)
-    }
-  }
-  return out
+  return blocks.map((block, i) => keyOfList(i, () => fromText(block)))
 }
 
 /**
@@ -120,21 +130,22 @@ async function keysInText (text: string): Promise<JWK[]> {
  */
 async function keysOf (value: string): Promise<JWK[]> {
   const trimmed = value.trim()
-  if (trimmed.startsWith('-----') || trimmed.startsWith('[') || trimmed.startsWith('{')) return await keysInText(trimmed)
+  if (trimmed.startsWith('-----') || trimmed.startsWith('[') || trimmed.startsWith('{')) return keysInText(trimmed)
   let isDirectory: boolean
   try {
     isDirectory = (await stat(trimmed)).isDirectory()
   } catch {
-    throw new Error(`"${trimmed}" is neither keys (PEM, JWK JSON) nor a file or directory that can be read`)
+    // (not quoted: a key pasted without its BEGIN line would land in a log)
+    throw new Error('neither keys (PEM, JWK JSON) nor the path of a file or directory that can be read')
   }
-  if (!isDirectory) return await keysInText(await readFile(trimmed, 'utf8'))
+  if (!isDirectory) return keysInText(await readFile(trimmed, 'utf8'))
   const names = (await readdir(trimmed, { withFileTypes: true }))
     .filter((e) => !e.name.startsWith('.') && (e.isFile() || e.isSymbolicLink()))
     .map((e) => e.name).sort().reverse()
   const out: JWK[] = []
   for (const name of names) {
     try {
-      out.push(...await keysInText(await readFile(join(trimmed, name), 'utf8')))
+      out.push(...keysInText(await readFile(join(trimmed, name), 'utf8')))
     } catch (err) {
       throw new Error(`file ${name}: ${(err as Error).message}`)
     }
@@ -153,14 +164,14 @@ export async function loadSigningKeys (configured: string | undefined, dataDir: 
     try {
       return keySet(await Promise.all((await keysOf(configuredList)).map(complete)), 'configuration')
     } catch (err) {
-      throw new ConfigError(`invalid option --signing-keys / SANDBOX_SIGNING_KEYS: ${(err as Error).message} (expected RSA private keys, the current one first: PEM blocks (PKCS#8 or PKCS#1) one after another, a JSON array of JWKs or a JWK Set; or the path of a file holding them, or of a directory of key files where the name that sorts last is the current key)`)
+      throw new ConfigError(`invalid option --signing-keys / SANDBOX_SIGNING_KEYS: ${(err as Error).message} (expected unencrypted RSA private keys of 2048 bits or more, the current one first: PEM blocks (PKCS#8 or PKCS#1) one after another, a JSON array of JWKs or a JWK Set; or the path of a file holding them, or of a directory of key files where the name that sorts last is the current key)`)
     }
   }
   if (configured !== undefined) {
     try {
-      return keySet([await complete(await fromText(configured))], 'configuration')
+      return keySet([await complete(fromText(configured))], 'configuration')
     } catch (err) {
-      throw new ConfigError(`invalid option --signing-key / SANDBOX_SIGNING_KEY: ${(err as Error).message} (expected an RSA private key as PEM (PKCS#8 or PKCS#1) or JWK JSON)`)
+      throw new ConfigError(`invalid option --signing-key / SANDBOX_SIGNING_KEY: ${(err as Error).message} (expected an unencrypted RSA private key of 2048 bits or more: PEM, PKCS#1 "BEGIN RSA PRIVATE KEY" or PKCS#8 "BEGIN PRIVATE KEY", or JWK JSON)`)
     }
   }
   const file = dataDir === undefined ? undefined : join(dataDir, 'keys', 'signing-key.json')
@@ -173,7 +184,7 @@ export async function loadSigningKeys (configured: string | undefined, dataDir: 
     }
     if (text !== undefined) {
       try {
-        return keySet([await complete(await fromText(text))], 'data dir')
+        return keySet([await complete(fromText(text))], 'data dir')
       } catch (err) {
         throw new Error(`the signing key ${file} is not a private RSA JWK: ${(err as Error).message}`)
       }

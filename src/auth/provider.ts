@@ -233,6 +233,8 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
       ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1><p><strong>${esc(out.error)}</strong></p><p>${esc(out.error_description ?? '')}</p></main></body></html>`
     },
     responseTypes: ['code'],
+    // not rotated: rotation consumes the old token, and Keycloak keeps it usable by default; each answer still
+    // gets a new refresh JWT that wraps this one (token-response.ts), as Keycloak gives a new one every time
     rotateRefreshToken: false,
     routes: providerRoutes,
     scopes: SUPPORTED_SCOPES,

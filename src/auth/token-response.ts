@@ -80,7 +80,7 @@ export function keycloakTokenResponses (provider: Provider, tokens: KeycloakToke
 
 async function keycloakTokenBody (body: Body, findRefreshToken: FindRefreshToken, tokens: KeycloakTokens): Promise<Body> {
   const now = Math.floor(Date.now() / 1000)
-  // a refresh answers with the refresh token it was given (not rotated, as Keycloak's default): the JWT form
+  // the provider's refresh token (on a refresh: the one it was given, not rotated) in a new JWT, as Keycloak answers every grant
   const handle = typeof body.refresh_token === 'string' ? (await tokens.refreshHandle(body.refresh_token)) ?? body.refresh_token : undefined
   const rt = handle === undefined ? undefined : await findRefreshToken(handle)
   const sid = rt?.grantId === undefined ? undefined : sessionId(rt.grantId)

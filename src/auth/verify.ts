@@ -78,17 +78,10 @@ export class TokenVerifier {
     }
     let payload: JWTPayload
     try {
-      ({ payload } = await jwtVerify(token, this.keys, {
-        issuer: this.issuer,
-        audience: this.audience,
-        algorithms: ['RS256'],
-        typ: 'JWT',
-        requiredClaims: ['exp', 'iat', 'jti', 'client_id']
-      }))
+      payload = await this.accessTokenPayload(token)
     } catch (err) {
-      throw new TokenError(describe(err))
+      throw err instanceof TokenError ? err : new TokenError(describe(err))
     }
-    if (payload.typ !== 'Bearer') throw new TokenError(NOT_ACCESS_TOKEN)
     const claims: AccessClaims = {
       jti: String(payload.jti),
       iat: Number(payload.iat),
@@ -105,13 +98,30 @@ export class TokenVerifier {
   }
 
   /**
-   * The client of a token that failed only because it expired: signature, issuer, audience and type hold.
-   * The request journal files such a 401 under that partner; a forged or unsigned token gives undefined.
+   * The one definition of an access token of this sandbox (Keycloak's shape), for verify() and
+   * expiredTokenClient() alike: RS256 with one of the provider's keys (the one its kid names), issuer, audience,
+   * header typ "JWT", the claims every one carries, and claim typ "Bearer". clockTolerance lets an expired one through.
+   */
+  private async accessTokenPayload (token: string, clockTolerance = 0): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, this.keys, {
+      issuer: this.issuer,
+      audience: this.audience,
+      algorithms: ['RS256'],
+      typ: 'JWT',
+      requiredClaims: ['exp', 'iat', 'jti', 'client_id'],
+      clockTolerance
+    })
+    if (payload.typ !== 'Bearer') throw new TokenError(NOT_ACCESS_TOKEN)
+    return payload
+  }
+
+  /**
+   * The client of a token that failed only because it expired: an access token of ours in every other
+   * respect. The request journal files such a 401 under that partner; a forged or unsigned token gives undefined.
    */
   async expiredTokenClient (token: string): Promise<string | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.keys, { issuer: this.issuer, audience: this.audience, algorithms: ['RS256'], typ: 'at+jwt', requiredClaims: ['exp', 'client_id'], clockTolerance: EXPIRED_LONG_AGO })
-      return String(payload.client_id)
+      return String((await this.accessTokenPayload(token, EXPIRED_LONG_AGO)).client_id)
     } catch {
       return undefined
     }

@@ -9,7 +9,7 @@ import { parseFault, type Fault } from './fault.js'
  */
 
 /**
- * Guarantee ids that answer without any set-up (documented in the README and the API docs), so that a
+ * Guarantee ids that answer without any set-up (documented in docs/testing-failures.md, docs/scenarios.md and the API docs), so that a
  * partner can test every branch of its guarantee check against any sandbox.
  */
 export const MAGIC_GUARANTEE_PREFIXES: Record<string, GuaranteeState | null> = {

@@ -6,7 +6,7 @@ import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
 import { pathOf } from '../path-patterns.js'
-import { Journals, bodyText, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
+import { REDACTED, SECRET_HEADERS, bodyText, type JournalStore, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
 import type { World } from '../store/world.js'
 import { loggableUrl } from './operations.js'
 
@@ -16,7 +16,7 @@ declare module 'fastify' {
     journal?: boolean
   }
   interface FastifyInstance {
-    journals: Journals
+    journals: JournalStore
     /** Files a request in its partner's journal with this status (see journalDropped). */
     journalFile: (request: FastifyRequest, reply: FastifyReply, status: number) => void
   }
@@ -31,8 +31,6 @@ declare module 'fastify' {
 }
 
 const BODY_LIMIT = 65536
-const REDACTED = '[REDACTED]'
-const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
 const TOKEN_PATH = `${REALM_PATH}${ROUTES.token}`
 const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token']
 
@@ -133,7 +131,12 @@ function tokenClient (request: FastifyRequest, body: string | null, world: World
   }
 }
 
-export interface JournalOptions { size: number, world: World, verifier: () => TokenVerifier }
+export interface JournalOptions {
+  /** Where the journals are kept: in this process, or in Redis for every replica (app.ts picks). */
+  journals: JournalStore
+  world: World
+  verifier: () => TokenVerifier
+}
 
 /**
  * The request journal: one onResponse step that files every request a partner can be held to (its token,
@@ -143,13 +146,12 @@ export interface JournalOptions { size: number, world: World, verifier: () => To
  * The body of the answer is picked up in onSend on the way.
  */
 async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): Promise<void> {
-  const journals = new Journals(opts.size)
-  const { world, verifier } = opts
+  const { journals, world, verifier } = opts
   fastify.decorate('journals', journals)
   fastify.decorateRequest('rawBody', null)
   fastify.decorateRequest('sentBody', null)
   fastify.decorateRequest('unjournaled', false)
-  if (!journals.enabled) {
+  if (journals.maxEntries === 0) {
     fastify.decorate('journalFile', () => {})
     return
   }
@@ -174,12 +176,12 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     const token = isTokenPath(url)
     const fault = reply.getHeader('sandbox-fault-applied')
     const duration = Math.round(reply.elapsedTime * 10) / 10
-    const journal = journals.of(partnerId)
     const agent = request.tenant?.agentId ?? request.headers['agent-id']
     const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
     const sent = text(request.sentBody)
-    journal.add({
-      id: journal.nextId(),
+    journals.file(partnerId, {
+      // given by the store
+      id: 0,
       requestId: request.id,
       at: Date.now() - duration,
       method: request.method,
@@ -224,7 +226,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     done()
   })
   // a live tail holds its connection open: a stop ends it
-  fastify.addHook('preClose', async () => { for (const listener of journals.listeners()) listener(null) })
+  fastify.addHook('preClose', async () => { journals.close() })
 }
 
 /**

@@ -87,9 +87,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * ready: false until the data are loaded, and again once a stop has begun. before: what /ready waits
-     * for besides (parts loaded at their first use, such as the identity provider).
+     * for besides (parts loaded at their first use, such as the identity provider). checks: what must
+     * answer for the replica to be ready (the shared store of replicas).
      */
-    readiness: { ready: boolean, before: Array<() => Promise<unknown>> }
+    readiness: { ready: boolean, before: Array<() => Promise<unknown>>, checks: Array<() => Promise<boolean>> }
   }
 }
 
@@ -103,7 +104,7 @@ const OUT_OF_SERVICE = JSON.stringify({ status: 'OUT_OF_SERVICE' })
  * and 503 with Retry-After when the event loop falls behind.
  */
 async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: number }): Promise<void> {
-  const readiness: FastifyInstance['readiness'] = { ready: false, before: [] }
+  const readiness: FastifyInstance['readiness'] = { ready: false, before: [], checks: [] }
   const eventLoop = new EventLoopWatch(opts.maxEventLoopDelay, SAMPLE_INTERVAL_MS)
   fastify.decorate('readiness', readiness)
   fastify.server.on('connect', refuseConnect)
@@ -170,7 +171,8 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     config: { public: true }
   }, async (_request, reply) => {
     if (readiness.ready) await Promise.all(readiness.before.map((load) => load()))
-    return readiness.ready ? reply.type(JSON_TYPE).send(UP) : reply.code(503).type(JSON_TYPE).send(OUT_OF_SERVICE)
+    const up = readiness.ready && (await Promise.all(readiness.checks.map((check) => check()))).every(Boolean)
+    return up ? reply.type(JSON_TYPE).send(UP) : reply.code(503).type(JSON_TYPE).send(OUT_OF_SERVICE)
   })
 }
 

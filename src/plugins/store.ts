@@ -93,6 +93,8 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   fastify.decorate('snapshots', snapshots)
   control.whenDeleted(async (partnerId) => await snapshots.forget(partnerId))
   fastify.decorate('redis', shared)
+  // a replica that cannot reach the shared store can serve nothing: out of the load balancer until it can
+  if (shared !== null) fastify.readiness.checks.push(async () => await shared.client.ping().then(() => true, () => false))
   // on close, every pending batch reaches the disk before the process may exit
   fastify.addHook('onClose', async () => { await world.close() })
 }

@@ -4,7 +4,7 @@ import { PublicClientDef } from '../schemas/sandbox.js'
 
 /*
  * The shape of a scenario file (scenarios/*.json). Records are written the way a partner would send
- * them (create requests) plus the fixed ids the README promises; the loader builds them with the same
+ * them (create requests) plus the fixed ids docs/scenarios.md promises; the loader builds them with the same
  * code as the API and checks them against the request rules and the response schemas.
  */
 

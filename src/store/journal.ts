@@ -2,9 +2,11 @@ import { pathOf, pathPattern, routerTemplate } from '../path-patterns.js'
 import type { JournalFilter } from '../schemas/journal.js'
 
 /*
- * The request journals, one per partner, in memory only (a restart forgets them). Each is a ring bounded by
- * count (SANDBOX_JOURNAL_SIZE) and by bytes (BYTES_PER_ENTRY times that), so that hundreds of partners
- * cannot exhaust the memory of a shared sandbox; the oldest entries go first, the newest always stays.
+ * The request journals, one per partner, bounded by count (SANDBOX_JOURNAL_SIZE) and by bytes (BYTES_PER_ENTRY
+ * times that), so that hundreds of partners cannot exhaust the memory of a shared sandbox; the oldest entries
+ * go first, the newest always stays. Kept in this process (MemoryJournals below: a ring per partner, a restart
+ * forgets it), or with replicas in Redis (store/redis/journal.ts: one stream per partner, every replica files
+ * into it and reads it).
  */
 
 /** The average an entry may take: a journal of N entries holds at most N x 4 KiB (bodies make most of it). */
@@ -20,6 +22,23 @@ export const bodyText = (b: RecordedBody): string | null => b === null || typeof
  * of an answer as Node wrote it. Secrets in them are redacted by every reader (plugins/journal.ts).
  */
 export type RecordedHead = string | string[]
+
+export const REDACTED = '[REDACTED]'
+/** Headers whose values no reader of the journal sees (lower case). */
+export const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
+
+const SECRET_LINES = new RegExp(`^(${[...SECRET_HEADERS].join('|')}):[^\r\n]*`, 'gim')
+
+/**
+ * A head with the values of SECRET_HEADERS replaced, for an entry that leaves the process (kept in Redis: no
+ * token or client secret is written there). Kept in memory, a head stays as it is; readers redact it.
+ */
+export function headWithoutSecrets (h: RecordedHead): RecordedHead {
+  if (typeof h === 'string') return h.replace(SECRET_LINES, `$1: ${REDACTED}`)
+  const out = h.slice()
+  for (let i = 0; i + 1 < out.length; i += 2) if (SECRET_HEADERS.has(out[i].toLowerCase())) out[i + 1] = REDACTED
+  return out
+}
 
 /**
  * A request as recorded, in the cheapest form to take on the hot path: headers as received and sent, the
@@ -46,8 +65,40 @@ export interface Recorded {
   responseBody: RecordedBody
 }
 
-/** A live tail: called with each new entry, and with null when the sandbox stops. */
+/** A live tail: called with each new entry, and with null when the sandbox stops (or its partner is deleted). */
 export type Listener = (entry: Recorded | null) => void
+
+/** Entries that match a filter, newest first, and how many match in all. */
+export interface Found { entries: Recorded[], total: number }
+
+/**
+ * Where the partners' journals are kept: in this process, or in Redis for every replica. Filing is the hot
+ * path (after the answer: it never waits and never fails the request); the rest is for the journal's readers,
+ * whose failures (the shared store out of reach) are a SandboxError for their answer.
+ */
+export interface JournalStore {
+  /** Most entries a partner's journal keeps; 0: the journal is off. */
+  readonly maxEntries: number
+  /** Files an entry (its id, given 0, is set here). */
+  file: (partnerId: string, entry: Recorded) => void
+  /** Entries that match, newest first, at most limit; total counts every match. */
+  find: (partnerId: string, filter: JournalFilter, limit?: number) => Found | Promise<Found>
+  /** By entry id, else the newest entry with that X-Request-Id. */
+  get: (partnerId: string, id: string) => Recorded | undefined | Promise<Recorded | undefined>
+  clear: (partnerId: string) => void | Promise<void>
+  /** A deleted partner: its journal goes, its live tails here end. */
+  forget: (partnerId: string) => void
+  /**
+   * A live tail: the listener gets every entry filed (by any replica) from now on. Settles once it is
+   * attached, with the function that detaches it; listeners are called from I/O callbacks only, never in the
+   * turn that attached them (a caller writes its head first).
+   */
+  tail: (partnerId: string, listener: Listener) => (() => void) | Promise<() => void>
+  /** Live tails of the partner open here. */
+  tails: (partnerId: string) => number
+  /** The sandbox stops: every live tail ends. */
+  close: () => void
+}
 
 // what an entry holds besides its bodies: fields and both sets of headers, as measured on typical requests
 const ENTRY_OVERHEAD = 1500
@@ -74,6 +125,30 @@ export function matcher (f: JournalFilter): (e: Recorded) => boolean {
     if (e.at < since || e.at >= until) return false
     return f.bodyContains === undefined || (bodyText(e.requestBody)?.includes(f.bodyContains) ?? false)
   }
+}
+
+/** Entries that match, newest first, at most limit; total counts every match. */
+export function select (newestFirst: Iterable<Recorded>, filter: JournalFilter, limit = Infinity): Found {
+  const test = matcher(filter)
+  const entries: Recorded[] = []
+  let total = 0
+  for (const e of newestFirst) {
+    if (!test(e)) continue
+    total += 1
+    if (entries.length < limit) entries.push(e)
+  }
+  return { entries, total }
+}
+
+/** By entry id, else the newest entry with that X-Request-Id. */
+export function lookup (newestFirst: Iterable<Recorded>, id: string): Recorded | undefined {
+  const n = /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : -1
+  let byRequestId: Recorded | undefined
+  for (const e of newestFirst) {
+    if (e.id === n) return e
+    if (byRequestId === undefined && e.requestId === id) byRequestId = e
+  }
+  return byRequestId
 }
 
 /** One partner's journal: oldest first in memory, read newest first. */
@@ -124,26 +199,9 @@ export class PartnerJournal {
   get count (): number { return this.length }
   get size (): number { return this.bytes }
 
-  /** Entries that match, newest first, at most limit; total counts every match. */
-  find (filter: JournalFilter, limit = Infinity): { entries: Recorded[], total: number } {
-    const test = matcher(filter)
-    const out: Recorded[] = []
-    let total = 0
-    for (let i = 0; i < this.length; i++) {
-      const e = this.at(i)
-      if (!test(e)) continue
-      total += 1
-      if (out.length < limit) out.push(e)
-    }
-    return { entries: out, total }
-  }
-
-  /** By entry id, else the newest entry with that X-Request-Id. */
-  get (id: string): Recorded | undefined {
-    const n = /^[1-9][0-9]{0,15}$/.test(id) ? Number(id) : -1
-    for (let i = 0; i < this.length; i++) if (this.at(i).id === n) return this.at(i)
-    for (let i = 0; i < this.length; i++) if (this.at(i).requestId === id) return this.at(i)
-    return undefined
+  /** The entries, newest first. */
+  * newestFirst (): Generator<Recorded> {
+    for (let i = 0; i < this.length; i++) yield this.at(i)
   }
 
   clear (): void {
@@ -154,13 +212,11 @@ export class PartnerJournal {
   }
 }
 
-/** Every partner's journal, made on a partner's first request. */
-export class Journals {
+/** Every partner's journal in this process, made on a partner's first request. */
+export class MemoryJournals implements JournalStore {
   private readonly byPartner = new Map<string, PartnerJournal>()
 
   constructor (readonly maxEntries: number) {}
-
-  get enabled (): boolean { return this.maxEntries > 0 }
 
   of (partnerId: string): PartnerJournal {
     let j = this.byPartner.get(partnerId)
@@ -168,8 +224,42 @@ export class Journals {
     return j
   }
 
-  /** Every live tail of every partner (a stop ends them). */
-  * listeners (): Iterable<Listener> {
-    for (const j of this.byPartner.values()) yield * j.listeners
+  file (partnerId: string, entry: Recorded): void {
+    const journal = this.of(partnerId)
+    entry.id = journal.nextId()
+    journal.add(entry)
+  }
+
+  find (partnerId: string, filter: JournalFilter, limit?: number): Found {
+    return select(this.of(partnerId).newestFirst(), filter, limit)
+  }
+
+  get (partnerId: string, id: string): Recorded | undefined {
+    return lookup(this.of(partnerId).newestFirst(), id)
+  }
+
+  clear (partnerId: string): void {
+    this.of(partnerId).clear()
+  }
+
+  forget (partnerId: string): void {
+    const journal = this.byPartner.get(partnerId)
+    if (journal === undefined) return
+    this.byPartner.delete(partnerId)
+    for (const listener of journal.listeners) listener(null)
+  }
+
+  tail (partnerId: string, listener: Listener): () => void {
+    const listeners = this.of(partnerId).listeners
+    listeners.add(listener)
+    return () => { listeners.delete(listener) }
+  }
+
+  tails (partnerId: string): number {
+    return this.byPartner.get(partnerId)?.listeners.size ?? 0
+  }
+
+  close (): void {
+    for (const j of this.byPartner.values()) for (const listener of j.listeners) listener(null)
   }
 }

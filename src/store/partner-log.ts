@@ -14,7 +14,7 @@ const crc32: (data: Buffer) => number = (zlib as { crc32?: (data: Buffer) => num
 })
 
 /*
- * A partner's change log (format 1, see README "Data dir format"). One line per committed batch:
+ * A partner's change log (format 1, see docs/data-dir.md). One line per committed batch:
  *   <crc32 of the JSON, 8 hex digits> <JSON array of operations>\n
  * The first line is the header {"log":1,"partner":<id>,"generation":<n>}. Operations name every change
  * reachable from Partner.snapshot(), each by absolute position, so replaying them rebuilds the state:

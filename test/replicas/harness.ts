@@ -167,6 +167,8 @@ export async function startReplica (t: Test, opts: ReplicaOptions): Promise<Repl
         LOG_LEVEL: 'warn',
         // a busy test machine must not turn requests into 503s: these tests are about shared state
         SANDBOX_MAX_EVENT_LOOP_DELAY: '60000',
+        // as behind any load balancer: serve on while its health checks (every 250 ms, two failures) see /ready fail
+        SANDBOX_SHUTDOWN_DRAIN: '1500',
         ...opts.env
       },
       stdio: ['ignore', 'pipe', 'pipe']
@@ -200,8 +202,9 @@ export async function startReplicas (t: Test, n: number, opts: ReplicaOptions): 
 }
 
 /**
- * HAProxy on `port` in front of the replicas: round robin, a health check of GET /ready every 200 ms (one
- * failure takes a replica out, one success brings it back), requests that failed to connect sent to another.
+ * HAProxy on `port` in front of the replicas: round robin, a health check of GET /ready every 250 ms (two
+ * failures take a replica out, one success brings it back; a check may take 2 s on a busy machine), requests
+ * that failed to connect sent to another.
  */
 export async function startHaproxy (t: Test, port: number, replicas: Replica[]): Promise<{ base: string, stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-haproxy-'))
@@ -214,6 +217,7 @@ export async function startHaproxy (t: Test, port: number, replicas: Replica[]):
     '  timeout connect 2s',
     '  timeout client 30s',
     '  timeout server 30s',
+    '  timeout check 2s',
     '  retries 3',
     '  option redispatch',
     'frontend sandbox',
@@ -223,7 +227,7 @@ export async function startHaproxy (t: Test, port: number, replicas: Replica[]):
     '  balance roundrobin',
     '  option httpchk GET /ready',
     '  http-check expect status 200',
-    '  default-server inter 200ms fall 1 rise 1',
+    '  default-server inter 250ms fall 2 rise 1',
     ...replicas.map((r, i) => `  server replica${i + 1} 127.0.0.1:${r.port} check`),
     ''
   ].join('\n'))

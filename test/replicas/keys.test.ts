@@ -8,9 +8,9 @@ import { freePort, replicaSkip, startRedis, startReplica, token, type Replica } 
 import { apiStatus, authorizationUrl, basic, Jar, OIDC, oidcPost, pkce, redeem, signIn } from './oidc.js'
 
 /*
- * Signing key rotation across three replicas (SANDBOX_SIGNING_KEYS, issue 28), the way README's "Rotating the
- * signing key" does it: the new key rolled out as an accepted one, then as the current one, then the old one
- * removed; each step restarts the replicas one by one. No valid token (access, refresh) or browser session is
+ * Signing key rotation across three replicas (SANDBOX_SIGNING_KEYS, issue 28), the way docs/operations.md says
+ * to do it: the new key rolled out as an accepted one, then as the current one, then the old one removed; each
+ * step restarts the replicas one by one. No valid token (access, refresh) or browser session is
  * dropped on the way; once the old key is gone, what it signed is refused.
  */
 

@@ -67,19 +67,19 @@ t.test('a directory of key files: the name that sorts last holds the current key
   writeFileSync(join(dir, '2026-01-signing.pem'), pkcs1(B))
   writeFileSync(join(dir, '..data'), 'what Kubernetes mounts beside a Secret')
   t.same(moduli(await loadSigningKeys(undefined, undefined, dir)), [await modulus(C), await modulus(B), await modulus(A)])
-  t.rejects(loadSigningKeys(undefined, undefined, tempDir(t)), /invalid option --signing-keys \/ SANDBOX_SIGNING_KEYS: the directory .* holds no key files/)
+  await t.rejects(loadSigningKeys(undefined, undefined, tempDir(t)), /invalid option --signing-keys \/ SANDBOX_SIGNING_KEYS: the directory .* holds no key files/)
   writeFileSync(join(dir, '2026-09-broken.pem'), '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n')
-  t.rejects(loadSigningKeys(undefined, undefined, dir), /file 2026-09-broken\.pem: key 1: not a PEM private key/)
+  await t.rejects(loadSigningKeys(undefined, undefined, dir), /file 2026-09-broken\.pem: key 1: the PEM block "BEGIN PRIVATE KEY" could not be read as a private key/)
 })
 
 t.test('what is not a list of RSA private keys is refused at start, naming the option and the key, never quoting it', async (t) => {
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
   const cases: Array<[string, RegExp]> = [
-    [`${pkcs8(A)}${ec}`, /key 2: a ec key, not RSA/],
+    [`${pkcs8(A)}${ec}`, /key 2: a key of type EC, not RSA/],
     ['[{"kty":"RSA","n":"x","e":"AQAB"}]', /key 1: expected a private RSA JWK/],
     ['[{"kty":', /not valid JSON/],
-    ['/no/such/place', /neither keys .* nor a file or directory/],
-    [A.publicKey.export({ type: 'spki', format: 'pem' }).toString(), /key 1: not a PEM private key/]
+    ['/no/such/place', /neither keys .* nor the path of a file or directory/],
+    [A.publicKey.export({ type: 'spki', format: 'pem' }).toString(), /key 1: a public key \("BEGIN PUBLIC KEY"\), not the private key/]
   ]
   for (const [text, message] of cases) {
     const err = await loadSigningKeys(undefined, undefined, text).then(() => undefined, (e: Error) => e)
@@ -89,8 +89,8 @@ t.test('what is not a list of RSA private keys is refused at start, naming the o
   }
   const a = await jwk(A)
   const b = await jwk(B)
-  t.rejects(loadSigningKeys(undefined, undefined, JSON.stringify([{ ...a, kid: 'k' }, { ...b, kid: 'k' }])), /two different keys have the kid k/)
-  t.rejects(loadSigningKeys(ec, undefined), /invalid option --signing-key \/ SANDBOX_SIGNING_KEY: a ec key, not RSA/)
+  await t.rejects(loadSigningKeys(undefined, undefined, JSON.stringify([{ ...a, kid: 'k' }, { ...b, kid: 'k' }])), /two different keys have the kid k/)
+  await t.rejects(loadSigningKeys(ec, undefined), /invalid option --signing-key \/ SANDBOX_SIGNING_KEY: a key of type EC, not RSA/)
 })
 
 t.test('configuration: one of SANDBOX_SIGNING_KEY and SANDBOX_SIGNING_KEYS; Redis needs either; the keys are never echoed', async (t) => {

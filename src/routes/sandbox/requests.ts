@@ -14,7 +14,7 @@ import { PARTNER_SECURITY, partnerOf } from './shared.js'
 const MAX_TAILS = 16
 const PING_MS = 15_000
 
-const JOURNAL_NOTE = ' The journal is kept in memory (a restart forgets it), bounded by SANDBOX_JOURNAL_SIZE entries per partner; reading it never adds to it.'
+const JOURNAL_NOTE = ' The journal is kept in memory (a restart forgets it), or with several replicas in Redis (one journal, whichever replica served the request), bounded by SANDBOX_JOURNAL_SIZE entries per partner; reading it never adds to it.'
 
 /** The partner's request journal: what its code sent and what the sandbox answered. */
 export default async function requestJournal (fastify: FastifyInstance, opts: { publicUrl: string, version: string }): Promise<void> {
@@ -36,7 +36,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
     config
   }, async (request) => {
     const { limit, ...filter } = request.query
-    const { entries, total } = journals.of(partnerOf(request)).find(filter, limit)
+    const { entries, total } = await journals.find(partnerOf(request), filter, limit)
     return { requests: entries.map(summaryOf), total, journalSize: journals.maxEntries }
   })
 
@@ -51,7 +51,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
       response: { 200: ref(JournalCount), ...errorResponses(400, 401, 413, 415) }
     },
     config
-  }, async (request) => ({ count: journals.of(partnerOf(request)).find(request.body ?? {}, 0).total }))
+  }, async (request) => ({ count: (await journals.find(partnerOf(request), request.body ?? {}, 0)).total }))
 
   app.get('/requests.har', {
     schema: {
@@ -68,7 +68,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
     const { limit, ...filter } = request.query
     const partnerId = partnerOf(request)
     reply.header('content-disposition', `attachment; filename="${partnerId}-requests.har"`)
-    return toHar(journals.of(partnerId).find(filter, limit).entries.map(entryOf), opts.publicUrl, opts.version)
+    return toHar((await journals.find(partnerId, filter, limit)).entries.map(entryOf), opts.publicUrl, opts.version)
   })
 
   app.get('/requests/stream', {
@@ -77,28 +77,34 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
       operationId: 'streamRequests',
       summary: 'Live tail of the journal (server-sent events)',
       description: `One "request" event per new entry (data: the entry's summary as in GET /__sandbox/requests, id: the entry id), a comment line every ${PING_MS / 1000} s. ` +
-        `At most ${MAX_TAILS} open tails per partner (403 beyond).`,
+        `At most ${MAX_TAILS} open tails per partner (per replica with several; 403 beyond).`,
       security: PARTNER_SECURITY,
       response: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: Type.String() } } }, ...errorResponses(401, 403) }
     },
     config
   }, async (request, reply) => {
-    const journal = journals.of(partnerOf(request))
-    if (journal.listeners.size >= MAX_TAILS) throw new SandboxError('SANDBOX_ERR_LIMIT', `At most ${MAX_TAILS} live tails per partner; close one first`)
-    reply.hijack()
-    headersToRaw(reply)
+    const partnerId = partnerOf(request)
+    if (journals.tails(partnerId) >= MAX_TAILS) throw new SandboxError('SANDBOX_ERR_LIMIT', `At most ${MAX_TAILS} live tails per partner; close one first`)
     const raw = reply.raw
-    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' })
-    raw.write('retry: 2000\n: connected\n\n')
     const listener: Listener = (entry) => {
       if (entry === null) raw.end()
       else raw.write(`id: ${entry.id}\nevent: request\ndata: ${JSON.stringify(summaryOf(entry))}\n\n`)
     }
+    let gone = false
+    const goneMeanwhile = (): void => { gone = true }
+    raw.once('close', goneMeanwhile)
+    // attached before anything is sent (a 503 while Redis is out of reach); no entry reaches it before the head
+    const detach = await journals.tail(partnerId, listener)
+    reply.hijack()
+    raw.off('close', goneMeanwhile)
+    if (gone) return detach()
+    headersToRaw(reply)
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' })
+    raw.write('retry: 2000\n: connected\n\n')
     const ping = setInterval(() => raw.write(': ping\n\n'), PING_MS)
-    journal.listeners.add(listener)
     raw.once('close', () => {
       clearInterval(ping)
-      journal.listeners.delete(listener)
+      detach()
     })
   })
 
@@ -114,7 +120,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
     },
     config
   }, async (request) => {
-    const entry = journals.of(partnerOf(request)).get(request.params.id)
+    const entry = await journals.get(partnerOf(request), request.params.id)
     if (entry === undefined) throw notFound('Request', request.params.id)
     return entryOf(entry)
   })
@@ -130,7 +136,7 @@ export default async function requestJournal (fastify: FastifyInstance, opts: { 
     },
     config
   }, async (request, reply) => {
-    journals.of(partnerOf(request)).clear()
+    await journals.clear(partnerOf(request))
     return reply.code(204).send(null)
   })
 }

@@ -17,8 +17,9 @@ import { PartnerReplica } from './replica.js'
  */
 
 // A new snapshot is written once the log holds more than the snapshot and more than this: small partners do
-// not rewrite theirs every few writes, and a replica that starts reads at most about twice the snapshot.
-const COMPACT_BYTES = 1 << 20
+// not rewrite theirs every few writes (a default partner's snapshot is about 100-300 KB), a replica that
+// starts reads at most about twice the snapshot, and an idle partner keeps at most this much log in Redis.
+const COMPACT_BYTES = 256 * 1024
 // How long a replica may take to write a snapshot before another may try (a replica that dies meanwhile).
 const COMPACT_LEASE_MS = 60_000
 
@@ -45,7 +46,8 @@ export class RedisBackend implements StateBackend {
         client: this.client,
         keys: this.keys,
         grown: (replica, logBytes, snapBytes) => this.grown(replica, logBytes, snapBytes),
-        report: (message, err) => this.log.debug({ err }, message)
+        report: (message, err) => this.log.debug({ err }, message),
+        gone: (replica) => { if (this.replicas.get(replica.partnerId) === replica) this.replicas.delete(replica.partnerId) }
       })
       this.replicas.set(partnerId, r)
     }

@@ -25,6 +25,10 @@ export class RedisKeys {
   namedSnapshotInfo (partnerId: string): string { return this.partnerKey(partnerId, 'snapshot-info') }
   /** The request journal (a capped stream). */
   journal (partnerId: string): string { return this.partnerKey(partnerId, 'journal') }
+  /** A hash: the journal's last entry id (seq, kept when it is emptied) and the bytes it holds. */
+  journalHead (partnerId: string): string { return this.partnerKey(partnerId, 'journal-head') }
+  /** A list: the size of each entry of the journal, oldest first (trimming by bytes reads no entry). */
+  journalSizes (partnerId: string): string { return this.partnerKey(partnerId, 'journal-sizes') }
   /** The guarantee ids the partner took in the sandbox-wide index (removed with it). */
   claims (partnerId: string): string { return this.partnerKey(partnerId, 'claims') }
   /** A counter of the partner's own (rate limits, lockouts). */
@@ -33,7 +37,8 @@ export class RedisKeys {
   /** Every key of a partner, for its removal. */
   allOf (partnerId: string): string[] {
     return [this.head(partnerId), this.snap(partnerId), this.log(partnerId), this.compacting(partnerId), this.namedSnapshots(partnerId),
-      this.namedSnapshotInfo(partnerId), this.journal(partnerId), this.claims(partnerId)]
+      this.namedSnapshotInfo(partnerId), this.journal(partnerId), this.journalHead(partnerId),
+      this.journalSizes(partnerId), this.claims(partnerId)]
   }
 
   /** A console session (expires with it). */

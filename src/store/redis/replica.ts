@@ -37,6 +37,8 @@ export interface ReplicaHost {
   grown: (replica: PartnerReplica, logBytes: number, snapBytes: number) => void
   /** A change of another replica that failed here too (as it did there): worth a debug line. */
   report: (message: string, err: unknown) => void
+  /** The partner does not exist (any more): nothing of it is kept. */
+  gone: (replica: PartnerReplica) => void
 }
 
 export class PartnerReplica {
@@ -90,6 +92,7 @@ export class PartnerReplica {
   private settle (batch: Waiter[], sent: string[], reply: SyncReply): void {
     if (reply[0] === 'gone') {
       this.forget()
+      this.host.gone(this)
       for (const w of batch) w.change === undefined ? w.resolve(undefined) : w.reject(notFound('Partner', this.partnerId))
       return
     }

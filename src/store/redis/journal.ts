@@ -1,0 +1,231 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Result } from 'ioredis'
+import type { JournalFilter } from '../../schemas/journal.js'
+import { BYTES_PER_ENTRY, headWithoutSecrets, lookup, select, type Found, type JournalStore, type Listener, type Recorded } from '../journal.js'
+import { asStoreError, type RedisClient } from './connection.js'
+import type { RedisKeys } from './keys.js'
+
+/*
+ * The request journals in Redis (SANDBOX_REDIS_URL): per partner one stream that every replica files into and
+ * reads, so that a partner's journal holds its requests whichever replica served them.
+ * - Filing: one script call per request (FILE), after the answer, auto-pipelined with the turn's other
+ *   commands. It takes the next entry id from a counter beside the stream (ids stay numeric and increasing
+ *   across replicas, and go on increasing after the journal is emptied), appends the entry as stream entry
+ *   <id>-0, and drops the oldest while the journal holds more than SANDBOX_JOURNAL_SIZE entries or more than
+ *   that many times BYTES_PER_ENTRY bytes of entry JSON (exactly, as in one process: MAXLEN ~ would keep up to
+ *   a stream node more, and MAXLEN alone cannot bound bytes; XTRIM MAXLEN = costs about what XADD's own trim
+ *   does). A failure costs the entry, never the request; it is logged once per outage. Secret header values
+ *   are redacted before the entry leaves the replica.
+ * - Reading: the whole stream, newest first (it is bounded), filtered here.
+ * - Live tails: every POLL_MS, for each partner with a tail open here, one script call (TAIL) reads the entries
+ *   after the last one delivered; an entry this replica filed is read at once. Single-key commands on the
+ *   shared client: they run on a Redis Cluster (no multi-slot XREAD), need no connection of their own and cost
+ *   nothing while nobody tails (pub/sub would cost every request a PUBLISH).
+ */
+
+/** How often a replica reads the streams of the partners tailed here: the most a tail lags another replica. */
+export const POLL_MS = 100
+
+/**
+ * Files an entry. KEYS: the stream, the journal's head (seq, bytes), the entries' sizes, the partner's head (no
+ * journal for a partner that is gone). ARGV: the entry's JSON, most entries, most bytes. Answers its id, or 0.
+ * The sizes of the oldest entries come from their list, so that trimming reads no entry (reading the oldest
+ * entry and XDEL cost about 1.5 times as much Redis CPU per filing).
+ */
+const FILE = `
+if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
+local head = redis.call('HMGET', KEYS[2], 'seq', 'bytes')
+local id = (tonumber(head[1]) or 0) + 1
+local bytes = (tonumber(head[2]) or 0) + #ARGV[1]
+redis.call('XADD', KEYS[1], id .. '-0', 'e', ARGV[1])
+local count = redis.call('RPUSH', KEYS[3], #ARGV[1])
+local maxEntries, maxBytes = tonumber(ARGV[2]), tonumber(ARGV[3])
+local keep = count
+while keep > 1 and (keep > maxEntries or bytes > maxBytes) do
+  bytes = bytes - tonumber(redis.call('LPOP', KEYS[3]))
+  keep = keep - 1
+end
+if keep < count then redis.call('XTRIM', KEYS[1], 'MAXLEN', '=', keep) end
+redis.call('HSET', KEYS[2], 'seq', id, 'bytes', bytes)
+return id
+`
+
+/** Entries after ARGV[1], at most ARGV[2]; nil when the partner is gone. KEYS: the stream, the partner's head. */
+const TAIL = `
+if redis.call('EXISTS', KEYS[2]) == 0 then return false end
+return redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+', 'COUNT', ARGV[2])
+`
+
+/** Empties the journal; its ids go on. KEYS: the stream, the journal's head, the entries' sizes. */
+const CLEAR = `
+redis.call('DEL', KEYS[1], KEYS[3])
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('HSET', KEYS[2], 'bytes', 0) end
+return 0
+`
+
+/** A stream entry: its id ("<entry id>-0") and fields ("e", the entry's JSON). */
+type StreamEntry = [string, string[]]
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    sandboxJournalFile: (stream: string, journalHead: string, sizes: string, partnerHead: string, entry: string, maxEntries: number, maxBytes: number) => Result<number, Context>
+    sandboxJournalTail: (stream: string, partnerHead: string, after: string, count: number) => Result<StreamEntry[] | null, Context>
+    sandboxJournalClear: (stream: string, journalHead: string, sizes: string) => Result<number, Context>
+  }
+}
+
+function decode ([id, fields]: StreamEntry): Recorded {
+  const entry = JSON.parse(fields[1]) as Recorded
+  entry.id = Number(id.slice(0, id.indexOf('-')))
+  return entry
+}
+
+/** The live tails of one partner open on this replica. */
+interface Tail {
+  listeners: Set<Listener>
+  /** The stream id of the last entry delivered ('' until the start is read). */
+  after: string
+  ready: Promise<void>
+  polling: boolean
+  /** Read again once the read under way is done (an entry filed here meanwhile, or a full batch). */
+  again: boolean
+}
+
+export class RedisJournals implements JournalStore {
+  private readonly maxBytes: number
+  private readonly tailed = new Map<string, Tail>()
+  private timer: NodeJS.Timeout | undefined
+  private unreachable = false
+
+  constructor (
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+    readonly maxEntries: number,
+    private readonly log: Pick<FastifyBaseLogger, 'error' | 'info'>
+  ) {
+    this.maxBytes = maxEntries * BYTES_PER_ENTRY
+    client.defineCommand('sandboxJournalFile', { numberOfKeys: 4, lua: FILE })
+    client.defineCommand('sandboxJournalTail', { numberOfKeys: 2, lua: TAIL })
+    client.defineCommand('sandboxJournalClear', { numberOfKeys: 3, lua: CLEAR })
+  }
+
+  file (partnerId: string, entry: Recorded): void {
+    const k = this.keys
+    entry.requestHead = headWithoutSecrets(entry.requestHead)
+    entry.responseHead = headWithoutSecrets(entry.responseHead)
+    this.client.sandboxJournalFile(k.journal(partnerId), k.journalHead(partnerId), k.journalSizes(partnerId), k.head(partnerId), JSON.stringify(entry), this.maxEntries, this.maxBytes).then((id) => {
+      this.reached()
+      const tail = this.tailed.get(partnerId)
+      if (id > 0 && tail !== undefined) this.poll(partnerId, tail)
+    }, (err: unknown) => this.failed(err))
+  }
+
+  private async entries (partnerId: string): Promise<Recorded[]> {
+    try {
+      return (await this.client.xrevrange(this.keys.journal(partnerId), '+', '-', 'COUNT', this.maxEntries) as StreamEntry[]).map(decode)
+    } catch (err) {
+      throw asStoreError(err)
+    }
+  }
+
+  async find (partnerId: string, filter: JournalFilter, limit?: number): Promise<Found> {
+    return select(await this.entries(partnerId), filter, limit)
+  }
+
+  async get (partnerId: string, id: string): Promise<Recorded | undefined> {
+    return lookup(await this.entries(partnerId), id)
+  }
+
+  async clear (partnerId: string): Promise<void> {
+    await this.client.sandboxJournalClear(this.keys.journal(partnerId), this.keys.journalHead(partnerId), this.keys.journalSizes(partnerId)).catch((err: unknown) => { throw asStoreError(err) })
+  }
+
+  /** The partner's keys went with it (RedisBackend.removePartner); its tails here end. */
+  forget (partnerId: string): void {
+    const tail = this.tailed.get(partnerId)
+    if (tail !== undefined) this.end(partnerId, tail)
+  }
+
+  async tail (partnerId: string, listener: Listener): Promise<() => void> {
+    let tail = this.tailed.get(partnerId)
+    if (tail === undefined) {
+      const started: Tail = { listeners: new Set(), after: '', ready: Promise.resolve(), polling: false, again: false }
+      // the entries filed from now on: after the last id given out (the stream's newest, or one emptied since)
+      started.ready = this.client.hget(this.keys.journalHead(partnerId), 'seq').then((seq) => { started.after = `${seq ?? 0}-0` })
+      this.tailed.set(partnerId, tail = started)
+    }
+    const t = tail
+    t.listeners.add(listener)
+    const detach = (): void => {
+      t.listeners.delete(listener)
+      if (t.listeners.size === 0 && this.tailed.get(partnerId) === t) this.tailed.delete(partnerId)
+      if (this.tailed.size === 0) this.stopPolling()
+    }
+    try {
+      await t.ready
+    } catch (err) {
+      detach()
+      throw asStoreError(err)
+    }
+    this.timer ??= setInterval(() => { for (const [id, each] of this.tailed) this.poll(id, each) }, POLL_MS).unref()
+    return detach
+  }
+
+  tails (partnerId: string): number {
+    return this.tailed.get(partnerId)?.listeners.size ?? 0
+  }
+
+  close (): void {
+    this.stopPolling()
+    for (const [partnerId, tail] of this.tailed) this.end(partnerId, tail)
+  }
+
+  private poll (partnerId: string, tail: Tail): void {
+    if (tail.after === '') return
+    if (tail.polling) {
+      tail.again = true
+      return
+    }
+    tail.polling = true
+    this.client.sandboxJournalTail(this.keys.journal(partnerId), this.keys.head(partnerId), tail.after, this.maxEntries).then((entries) => {
+      this.reached()
+      if (entries === null) return this.end(partnerId, tail)
+      for (const e of entries) {
+        const entry = decode(e)
+        tail.after = e[0]
+        for (const listener of tail.listeners) listener(entry)
+      }
+      if (entries.length === this.maxEntries) tail.again = true
+    }, (err: unknown) => this.failed(err)).finally(() => {
+      tail.polling = false
+      if (!tail.again) return
+      tail.again = false
+      if (this.tailed.get(partnerId) === tail) this.poll(partnerId, tail)
+    })
+  }
+
+  private end (partnerId: string, tail: Tail): void {
+    if (this.tailed.get(partnerId) === tail) this.tailed.delete(partnerId)
+    for (const listener of tail.listeners) listener(null)
+    tail.listeners.clear()
+    if (this.tailed.size === 0) this.stopPolling()
+  }
+
+  private stopPolling (): void {
+    clearInterval(this.timer)
+    this.timer = undefined
+  }
+
+  // an outage is logged once, when it begins, and once when it ends (not for every request meanwhile)
+  private failed (err: unknown): void {
+    if (this.unreachable) return
+    this.unreachable = true
+    this.log.error({ err }, 'the request journal cannot reach Redis: requests are not journaled, and live tails wait, until it is back')
+  }
+
+  private reached (): void {
+    if (!this.unreachable) return
+    this.unreachable = false
+    this.log.info('the request journal reaches Redis again')
+  }
+}

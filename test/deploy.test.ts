@@ -1,0 +1,316 @@
+import t from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, posix } from 'node:path'
+import { OPTIONS } from '../src/config.js'
+import { ROOT } from './built.js'
+import { DEPLOY, loadSchemas, yamlDocuments } from './deploy-files.js'
+import { build } from './helper.js'
+import { freePort, replicaSkip } from './replicas/harness.js'
+
+/*
+ * deploy/ (issue 28: Compose and Kubernetes for several replicas on Redis), checked as far as a machine
+ * without Docker or Kubernetes can: every YAML document against the schema of its kind, then what no schema
+ * knows: variables the sandbox reads, probe paths it serves, ports, names that refer to one another, the
+ * stop's timing, the HAProxy config (haproxy -c) and the Redis config (redis-server reads it: AOF on).
+ * What the replicas do together is tested by test/replicas/, on processes.
+ */
+
+const docs = yamlDocuments()
+const schemas = loadSchemas()
+const ENV = new Set(OPTIONS.map((o) => o.env))
+const DEFAULT_PORT = OPTIONS.find((o) => o.env === 'PORT')!.default as number
+const shutdownDefault = OPTIONS.find((o) => o.env === 'SANDBOX_SHUTDOWN_TIMEOUT')!.default as number
+const isKustomization = (file: string): boolean => basename(file) === 'kustomization.yaml'
+
+const only = (file: string): any => {
+  const found = docs.filter((d) => d.file === file)
+  if (found.length !== 1) throw new Error(`deploy/${file}: expected one YAML document, found ${found.length}`)
+  return found[0].value
+}
+const compose = only('compose/compose.yaml')
+const manifests = docs.filter((d) => d.file.startsWith('kubernetes/') && !isKustomization(d.file)).map((d) => d.value)
+const manifest = (kind: string, name: string): any => {
+  const found = manifests.find((m) => m.kind === kind && m.metadata?.name === name)
+  if (found === undefined) throw new Error(`no ${kind} ${name} under deploy/kubernetes`)
+  return found
+}
+const kustomization = only('kubernetes/kustomization.yaml')
+const redisKustomization = only('kubernetes/redis/kustomization.yaml')
+
+/** the default of a Compose interpolation, "${NAME:-default}" */
+function composeDefault (text: string): string {
+  const m = /^\$\{[A-Z_]+:-([^}]*)\}(.*)$/.exec(text)
+  if (m === null) throw new Error(`not a variable with a default: ${text}`)
+  return m[1] + m[2]
+}
+
+function gitIgnored (path: string): boolean {
+  return spawnSync('git', ['check-ignore', '-q', path], { cwd: ROOT }).status === 0
+}
+
+const matches = (selector: Record<string, string>, labels: Record<string, string>): boolean =>
+  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v)
+
+t.test('every YAML document under deploy/ parses and matches the schema of its kind', async (t) => {
+  t.ok(docs.length >= 10, `${docs.length} documents`)
+  for (const d of docs) {
+    let check
+    if (d.file === 'compose/compose.yaml') check = schemas.compose
+    else if (isKustomization(d.file)) check = schemas.kustomization
+    else if (d.file.startsWith('kubernetes/')) {
+      check = schemas.kubernetes(d.value.apiVersion, d.value.kind)
+      if (check === undefined) {
+        t.fail(`${d.name}: no schema of ${String(d.value.apiVersion)} ${String(d.value.kind)} in test/fixtures/schemas/kubernetes.json (run scripts/vendor-kubernetes-schemas.mjs)`)
+        continue
+      }
+    } else {
+      t.fail(`${d.name}: no schema for this file (deploy/compose/compose.yaml, deploy/kubernetes/**)`)
+      continue
+    }
+    t.same(check(d.value), [], `${d.name}${d.value.kind === undefined ? '' : ` (${String(d.value.kind)})`}`)
+  }
+})
+
+t.test('the schema checks are strict: a misspelt or mistyped field fails', async (t) => {
+  const copy = (value: unknown): any => structuredClone(value)
+  const c = copy(compose)
+  c.services['sandbox-1'].healthchek = c.services['sandbox-1'].healthcheck
+  t.match(schemas.compose(c), [/healthchek/], 'Compose: an unknown service field')
+
+  const deployment = copy(manifest('Deployment', 'sandbox'))
+  const container = deployment.spec.template.spec.containers[0]
+  container.readinessprobe = container.readinessProbe
+  t.match(schemas.kubernetes('apps/v1', 'Deployment')!(deployment), [/unknown field "readinessprobe"/], 'Kubernetes: an unknown field deep in a pod template')
+  const typed = copy(manifest('Deployment', 'sandbox'))
+  typed.spec.replicas = 'three'
+  t.match(schemas.kubernetes('apps/v1', 'Deployment')!(typed), [/replicas: must be integer/], 'Kubernetes: a field of the wrong type')
+  const pdb = copy(manifest('PodDisruptionBudget', 'sandbox'))
+  pdb.spec.maxUnavailable = '34%'
+  t.same(schemas.kubernetes('policy/v1', 'PodDisruptionBudget')!(pdb), [], 'Kubernetes: an IntOrString takes a string as the API server does')
+
+  const k = copy(kustomization)
+  k.resource = k.resources
+  t.match(schemas.kustomization(k), [/unknown field "resource"/], 'Kustomization: an unknown field')
+})
+
+t.test('Compose: three replicas of the image, one Redis, one load balancer', async (t) => {
+  const { services } = compose
+  const replicas = Object.keys(services).filter((name) => services[name].image === services['sandbox-1'].image)
+  t.same(replicas, ['sandbox-1', 'sandbox-2', 'sandbox-3'], 'three replicas of one image')
+  const sandbox = services['sandbox-1']
+  for (const name of replicas) t.same(services[name], sandbox, `${name} is configured as sandbox-1 (same PUBLIC_URL, Redis, key)`)
+
+  t.ok(existsSync(join(DEPLOY, 'compose', sandbox.build.context, 'Dockerfile')), 'built from the repository\'s Dockerfile')
+  for (const env of Object.keys(sandbox.environment)) t.ok(ENV.has(env), `${env} is an option of src/config.ts`)
+  const entry = sandbox.entrypoint.join(' ')
+  const assigned = /([A-Z_]+)="\$\$\(cat (\/run\/secrets\/[a-z_]+)\)" exec node dist\/cli\.js$/.exec(entry)
+  t.ok(assigned, 'the entrypoint fills a variable from a secret and runs the image\'s command')
+  t.ok(ENV.has(assigned![1]), `${assigned![1]} is an option of src/config.ts`)
+  t.equal(assigned![2], `/run/secrets/${sandbox.secrets[0] as string}`, 'the secret the replicas are given')
+  const secretFile = posix.join('compose', compose.secrets[sandbox.secrets[0]].file)
+  t.ok(gitIgnored(join(DEPLOY, secretFile)), `the signing key deploy/${secretFile} cannot be committed`)
+  t.ok(!existsSync(join(DEPLOY, secretFile)), 'and no key is in the repository')
+  t.match(readFileSync(join(ROOT, '.dockerignore'), 'utf8'), /^deploy$/m, 'nor sent to the Docker daemon with the build context')
+
+  t.equal(composeDefault(sandbox.environment.PUBLIC_URL), `http://localhost:${composeDefault(services.haproxy.ports[0].split(':8080')[0])}`,
+    'PUBLIC_URL is the load balancer\'s published address')
+  const redisUrl = new URL(sandbox.environment.SANDBOX_REDIS_URL)
+  t.equal(redisUrl.hostname, 'redis', 'SANDBOX_REDIS_URL names the redis service')
+  t.equal(redisUrl.port, redisPort(), 'on the port of redis.conf')
+  t.same(sandbox.depends_on, { redis: { condition: 'service_healthy' } }, 'replicas start once Redis is healthy')
+  t.ok(services.redis.healthcheck.test.join(' ').includes('ping'), 'Redis has a healthcheck')
+  t.ok(sandbox.healthcheck.test.join(' ').includes("/ready'"), 'replicas are healthy when /ready says so')
+  for (const name of replicas) t.same(services.haproxy.depends_on[name], { condition: 'service_healthy' }, `the load balancer starts after ${name} is healthy`)
+  const stopMs = Number(/^(\d+)s$/.exec(sandbox.stop_grace_period)![1]) * 1000
+  const composeDrainMs = Number(sandbox.environment.SANDBOX_SHUTDOWN_DRAIN ?? 0)
+  t.ok(composeDrainMs >= 2 * haproxyCheckMs(), 'a stopping replica serves on while two of HAProxy\'s health checks see /ready fail')
+  t.ok(stopMs > composeDrainMs + Number(sandbox.environment.SANDBOX_SHUTDOWN_TIMEOUT ?? shutdownDefault), 'the stop grace period outlasts SANDBOX_SHUTDOWN_DRAIN and SANDBOX_SHUTDOWN_TIMEOUT together')
+  t.equal(sandbox.read_only, true, 'a read-only container')
+
+  const [server, config, dirFlag, dir] = services.redis.command
+  t.equal(server, 'valkey-server', 'Valkey')
+  t.ok(services.redis.volumes.includes(`../kubernetes/redis/redis.conf:${config as string}:ro`), 'Redis reads deploy/kubernetes/redis/redis.conf')
+  t.equal(dirFlag, '--dir', 'and is told where to keep its AOF')
+  const dataVolume = services.redis.volumes.map((v: string) => v.split(':')).find((v: string[]) => v[1] === dir)
+  t.ok(dataVolume !== undefined && dataVolume[0] in compose.volumes, 'the AOF is kept in a named volume')
+
+  const haproxy = readFileSync(join(DEPLOY, 'compose', 'haproxy.cfg'), 'utf8')
+  t.ok(services.haproxy.volumes.includes('./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro'), 'HAProxy reads deploy/compose/haproxy.cfg')
+  const servers = [...haproxy.matchAll(/^\s*server (\S+) (\S+):(\d+)/gm)]
+  t.same(servers.map((s) => s[2]), replicas, 'HAProxy balances the three replicas')
+  t.same(servers.map((s) => Number(s[3])), replicas.map(() => Number(sandbox.environment.PORT ?? DEFAULT_PORT)), 'on the port they listen on')
+  t.match(haproxy, /^\s*balance roundrobin$/m, 'round robin')
+  t.match(haproxy, /^\s*option httpchk GET \/ready$/m, 'health checks on /ready')
+  t.match(haproxy, /^\s*bind :8080$/m, 'listening on the port Compose publishes')
+})
+
+/** How often HAProxy's health checks ask /ready (deploy/compose/haproxy.cfg default-server inter), in ms. */
+function haproxyCheckMs (): number {
+  const m = /default-server[^\n]*\binter (\d+)(ms|s)\b/.exec(readFileSync(join(DEPLOY, 'compose', 'haproxy.cfg'), 'utf8'))
+  if (m === null) throw new Error('deploy/compose/haproxy.cfg has no default-server inter')
+  return Number(m[1]) * (m[2] === 's' ? 1000 : 1)
+}
+
+function redisPort (): string {
+  return /^port (\d+)$/m.exec(readFileSync(join(DEPLOY, 'kubernetes', 'redis', 'redis.conf'), 'utf8'))![1]
+}
+
+t.test('Kubernetes: the kustomizations list every manifest, and their generated secrets stay out of git', async (t) => {
+  const reached = new Set<string>()
+  const walk = (dir: string, k: any): void => {
+    for (const resource of k.resources ?? []) {
+      const path = posix.join(dir, resource)
+      if (existsSync(join(DEPLOY, path)) && statSync(join(DEPLOY, path)).isDirectory()) {
+        walk(path, only(posix.join(path, 'kustomization.yaml')))
+      } else {
+        t.ok(existsSync(join(DEPLOY, path)), `deploy/${path} exists`)
+        reached.add(path)
+      }
+    }
+    for (const generator of [...(k.secretGenerator ?? []), ...(k.configMapGenerator ?? [])]) {
+      // files: [path] or [key=path]; envs: [path]
+      for (const file of [...(generator.files ?? []), ...(generator.envs ?? [])].map((f: string) => f.split('=').at(-1)!)) {
+        const path = join(DEPLOY, dir, file)
+        if (k.secretGenerator?.includes(generator) === true) {
+          t.ok(gitIgnored(path), `the secret deploy/${posix.join(dir, file)} cannot be committed`)
+          t.ok(!existsSync(path), `deploy/${posix.join(dir, file)} is not in the repository`)
+        } else {
+          t.ok(existsSync(path), `deploy/${posix.join(dir, file)} exists`)
+        }
+      }
+    }
+  }
+  walk('kubernetes', kustomization)
+  const files = [...new Set(docs.filter((d) => d.file.startsWith('kubernetes/') && !isKustomization(d.file)).map((d) => d.file))]
+  t.same(files.filter((f) => !reached.has(f)), [], 'every manifest is applied by `kubectl apply -k deploy/kubernetes`')
+})
+
+t.test('Kubernetes: the sandbox\'s Deployment, Service and PodDisruptionBudget', async (t) => {
+  const deployment = manifest('Deployment', 'sandbox')
+  const pod = deployment.spec.template
+  const labels = pod.metadata.labels
+  const [container] = pod.spec.containers
+  t.equal(deployment.spec.replicas, 3, 'three replicas')
+  t.ok(matches(deployment.spec.selector.matchLabels, labels), 'the Deployment selects its pods')
+  t.same(deployment.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } }, 'a rollout never goes below three ready replicas')
+  t.equal(container.image, kustomization.images[0].name, 'the image the kustomization sets')
+
+  const ports = new Map<string, number>(container.ports.map((p: any) => [p.name, p.containerPort]))
+  t.equal(ports.get('http'), DEFAULT_PORT, 'the container port is the port the sandbox listens on (PORT)')
+  t.equal(container.readinessProbe.httpGet.path, '/ready', 'readiness asks /ready')
+  t.equal(container.livenessProbe.httpGet.path, '/health', 'liveness asks /health (not Redis: an outage must not restart every replica)')
+  for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) t.ok(ports.has(container[probe].httpGet.port), `the ${probe} asks a port of the container`)
+
+  const configLiterals = (name: string): string[] => kustomization.configMapGenerator.find((g: any) => g.name === name).literals.map((l: string) => l.split('=')[0])
+  const env: string[] = [...container.env.map((e: any) => e.name), ...container.envFrom.flatMap((e: any) => configLiterals(e.configMapRef.name))]
+  for (const name of env) t.ok(ENV.has(name), `${name} is an option of src/config.ts`)
+  t.ok(env.includes('PUBLIC_URL') && env.includes('SANDBOX_REDIS_URL') && env.includes('SANDBOX_SIGNING_KEY'), 'every replica gets the public URL, Redis and the key')
+  for (const e of container.env.filter((e: any) => e.valueFrom?.secretKeyRef !== undefined)) {
+    const { name, key } = e.valueFrom.secretKeyRef
+    const generator = kustomization.secretGenerator.find((g: any) => g.name === name)
+    const keys = [...(generator?.files ?? []).map((f: string) => f.includes('=') ? f.split('=')[0] : basename(f)), ...(generator?.literals ?? []).map((l: string) => l.split('=')[0])]
+    t.ok(keys.includes(key), `${e.name as string} comes from ${name as string}/${key as string}, which the kustomization generates`)
+  }
+
+  const shutdownMs = Number(container.env.find((e: any) => e.name === 'SANDBOX_SHUTDOWN_TIMEOUT')?.value ?? shutdownDefault)
+  const drainMs = Number(container.env.find((e: any) => e.name === 'SANDBOX_SHUTDOWN_DRAIN')?.value ?? 0)
+  t.ok(drainMs >= 5000, 'a stopping pod serves on while the endpoints forget it (SANDBOX_SHUTDOWN_DRAIN)')
+  t.ok(pod.spec.terminationGracePeriodSeconds * 1000 >= drainMs + shutdownMs + 5000,
+    `the grace period (${pod.spec.terminationGracePeriodSeconds as number} s) covers SANDBOX_SHUTDOWN_DRAIN and SANDBOX_SHUTDOWN_TIMEOUT, with 5 s to spare`)
+
+  const dockerfileUser = /^USER (\S+)$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]
+  t.equal(dockerfileUser, 'node', 'the image runs as node (uid 1000 in the Node images)')
+  t.match(pod.spec.securityContext, { runAsNonRoot: true, runAsUser: 1000 }, 'the pod runs as that user, by number')
+  t.match(container.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } }, 'no privilege, read-only')
+
+  const service = manifest('Service', 'sandbox')
+  t.ok(matches(service.spec.selector, labels), 'the Service selects the sandbox\'s pods')
+  t.ok(ports.has(service.spec.ports[0].targetPort), 'on a port of the container')
+  const pdb = manifest('PodDisruptionBudget', 'sandbox')
+  t.ok(matches(pdb.spec.selector.matchLabels, labels), 'the PodDisruptionBudget covers the sandbox\'s pods')
+  t.ok(pdb.spec.maxUnavailable === 1 || pdb.spec.minAvailable === 2, 'and lets one go at a time')
+})
+
+t.test('Kubernetes: the Redis the replicas are pointed at', async (t) => {
+  const url = new URL(kustomization.secretGenerator.find((g: any) => g.name === 'sandbox-redis').literals[0].replace(/^url=/, ''))
+  const service = manifest('Service', url.hostname)
+  t.equal(String(service.spec.ports[0].port), url.port, 'SANDBOX_REDIS_URL names the redis Service and its port')
+  t.equal(url.port, redisPort(), 'the port of redis.conf')
+  const statefulSet = manifest('StatefulSet', 'redis')
+  const pod = statefulSet.spec.template
+  const [container] = pod.spec.containers
+  t.ok(matches(service.spec.selector, pod.metadata.labels), 'the Service selects the Redis pod')
+  t.equal(statefulSet.spec.serviceName, service.metadata.name, 'and governs the StatefulSet')
+  t.equal(container.ports.find((p: any) => p.name === service.spec.ports[0].targetPort)?.containerPort, Number(url.port), 'on the container\'s port')
+
+  const [server, config, dirFlag, dir] = container.command
+  t.equal(server, 'valkey-server', 'Valkey')
+  const configMount = container.volumeMounts.find((m: any) => m.mountPath === dirname(config))
+  const configVolume = pod.spec.volumes.find((v: any) => v.name === configMount?.name)
+  const generator = redisKustomization.configMapGenerator.find((g: any) => g.name === configVolume?.configMap?.name)
+  t.ok(generator?.files.includes(basename(config)), 'Redis reads deploy/kubernetes/redis/redis.conf (a generated ConfigMap)')
+  t.equal(dirFlag, '--dir', 'and is told where to keep its AOF')
+  const dataMount = container.volumeMounts.find((m: any) => m.mountPath === dir)
+  t.ok(statefulSet.spec.volumeClaimTemplates.some((c: any) => c.metadata.name === dataMount?.name), 'the AOF is kept on a persistent volume')
+
+  const policy = manifest('NetworkPolicy', 'redis')
+  t.ok(matches(policy.spec.podSelector.matchLabels, pod.metadata.labels), 'the NetworkPolicy guards the Redis pod')
+  const sandboxLabels = manifest('Deployment', 'sandbox').spec.template.metadata.labels
+  t.ok(matches(policy.spec.ingress[0].from[0].podSelector.matchLabels, sandboxLabels), 'and lets the sandbox\'s pods in')
+  t.ok(container.ports.some((p: any) => p.name === policy.spec.ingress[0].ports[0].port), 'on the Redis port')
+})
+
+const skip = replicaSkip()
+
+t.test('HAProxy accepts the Compose load balancer\'s config', { skip }, async (t) => {
+  const run = spawnSync('haproxy', ['-c', '-f', join(DEPLOY, 'compose', 'haproxy.cfg')], { encoding: 'utf8' })
+  t.equal(run.status, 0, 'haproxy -c -f deploy/compose/haproxy.cfg', { output: run.stdout + run.stderr })
+  // the replicas' names resolve only inside the Compose network
+  const warnings = run.stderr.split('\n').filter((l) => l.includes('[WARNING]') && !/could not resolve address 'sandbox-\d'/.test(l))
+  t.same(warnings, [], 'no warning but the replicas\' names, which resolve in the Compose network only')
+})
+
+t.test('redis-server reads redis.conf: AOF with an fsync per write, no eviction', { skip }, async (t) => {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-redis-conf-'))
+  const child = spawn('redis-server', [join(DEPLOY, 'kubernetes', 'redis', 'redis.conf'), '--port', String(port), '--bind', '127.0.0.1', '--dir', dir], { stdio: 'ignore' })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const cli = (...args: string[]): string => spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim()
+  for (let i = 0; cli('ping') !== 'PONG'; i++) {
+    if (child.exitCode !== null || i > 200) throw new Error('redis-server did not start with deploy/kubernetes/redis/redis.conf')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const setting = (name: string): string => cli('config', 'get', name).split('\n')[1] ?? ''
+  t.equal(setting('appendonly'), 'yes', 'AOF on')
+  t.equal(setting('appendfsync'), 'always', 'fsync before the answer')
+  t.equal(setting('maxmemory-policy'), 'noeviction', 'a full Redis refuses writes rather than drop partner data')
+  t.equal(setting('save'), '', 'no RDB snapshots besides')
+})
+
+t.test('the probes\' paths answer, on a sandbox signed with a key made as deploy/README.md says', async (t) => {
+  const readme = readFileSync(join(DEPLOY, 'README.md'), 'utf8')
+  const command = /^\s*(openssl genpkey .*)$/m.exec(readme)?.[1]
+  t.ok(command, 'deploy/README.md shows how to make the key')
+  let signingKey: string | undefined
+  if (spawnSync('sh', ['-c', 'command -v openssl']).status === 0) {
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-key-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const args = command!.split(/\s+/).slice(1)
+    args[args.indexOf('-out') + 1] = join(dir, 'signing-key.pem')
+    const made = spawnSync('openssl', args, { encoding: 'utf8' })
+    t.equal(made.status, 0, 'the key is made', { command: `openssl ${args.join(' ')}`, stderr: made.stderr })
+    signingKey = readFileSync(join(dir, 'signing-key.pem'), 'utf8')
+  } else {
+    t.comment('openssl is not installed: the probes are asked of a sandbox with a key of its own')
+  }
+  const app = await build(t, signingKey === undefined ? {} : { signingKey })
+  for (const path of ['/ready', '/health']) {
+    const res = await app.inject({ method: 'GET', url: path })
+    t.equal(res.statusCode, 200, `GET ${path}`)
+  }
+})
