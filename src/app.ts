@@ -26,7 +26,9 @@ import { ConsoleSessions } from './store/console-sessions.js'
 import { MemoryJournals } from './store/journal.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
+import { RedisLockouts, RedisWindowCounter } from './store/redis/counters.js'
 import { RedisJournals } from './store/redis/journal.js'
+import { redisProviderStorage } from './store/redis/oidc-adapter.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 
@@ -80,7 +82,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   const { config } = opts
   const publicUrl = config.publicUrl!
   // made first (an RSA key is generated off the main thread), so that it overlaps loading the data
-  const keys = loadSigningKeys(config.signingKey, config.dataDir)
+  const keys = loadSigningKeys(config.signingKey, config.dataDir, config.signingKeys)
   // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
   keys.catch(() => {})
   await fastify.register(securityHeaders)
@@ -99,7 +101,13 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   fastify.control.whenDeleted((partnerId) => journals.forget(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
   await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens })
+  // with replicas, the identity provider's state and the limits' counters are Redis's, shared by all
+  const redis = fastify.redis
+  const shared = redis === null
+    ? undefined
+    : { storage: redisProviderStorage(redis.client, redis.keys), lockouts: new RedisLockouts(redis.client, redis.keys), counter: new RedisWindowCounter(redis.client, redis.keys) }
   await fastify.register(identityProvider, {
+    shared,
     keys,
     onProviderRequest: config.journalSize > 0 ? tapProviderAnswer : undefined,
     world: fastify.world,
@@ -117,7 +125,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
-    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit })
+    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
     await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION })
   })

@@ -20,7 +20,8 @@ export const ConfigSchema = Type.Object({
   tokenTtl: option(Type.Integer({ minimum: 10, maximum: 86400, default: 300, description: 'Access token lifetime in seconds' }), 'SANDBOX_TOKEN_TTL', 'token-ttl'),
   lockoutFailures: option(Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: "Wrong secrets or passwords in a row after which a client or user is locked out of the token endpoint, as Keycloak's brute force detection (0: off)" }), 'SANDBOX_LOCKOUT_FAILURES', 'lockout-failures'),
   lockoutSeconds: option(Type.Integer({ minimum: 0, maximum: 86400, default: 0, description: 'Seconds a locked-out client or user is refused, even with the right secret (0: off)' }), 'SANDBOX_LOCKOUT_SECONDS', 'lockout-seconds'),
-  signingKey: option(Type.Optional(Type.String({ minLength: 1, description: 'RSA private key (2048 bits or more) that signs tokens: unencrypted PEM, PKCS#1 ("BEGIN RSA PRIVATE KEY", openssl genrsa -traditional) or PKCS#8 ("BEGIN PRIVATE KEY", openssl genpkey), or JWK JSON; generated (and kept in the data dir) when unset' })), 'SANDBOX_SIGNING_KEY', 'signing-key'),
+  signingKey: option(Type.Optional(Type.String({ minLength: 1, description: 'RSA private key (2048 bits or more) that signs tokens: unencrypted PEM, PKCS#1 ("BEGIN RSA PRIVATE KEY", openssl genrsa -traditional) or PKCS#8 ("BEGIN PRIVATE KEY", openssl genpkey), or JWK JSON; generated (and kept in the data dir) when neither this nor SANDBOX_SIGNING_KEYS is set' })), 'SANDBOX_SIGNING_KEY', 'signing-key'),
+  signingKeys: option(Type.Optional(Type.String({ minLength: 1, description: 'Several RSA private keys for key rotation, the current one (which signs) first, each as SANDBOX_SIGNING_KEY takes it: PEM blocks one after another, a JSON array of JWKs or a JWK Set; or the path of a file holding them, or of a directory of key files (the name that sorts last is the current key). Tokens of every listed key verify; the JWKS publishes them all' })), 'SANDBOX_SIGNING_KEYS', 'signing-keys'),
   logLevel: option(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info', description: 'Log level (JSON logs on stdout)' }), 'LOG_LEVEL', 'log-level'),
   bodyLimit: option(Type.Integer({ minimum: 1024, maximum: 10485760, default: 262144, description: 'Largest accepted request body in bytes (413 above)' }), 'SANDBOX_BODY_LIMIT', 'body-limit'),
   maxRecords: option(Type.Integer({ minimum: 100, maximum: 10000000, default: 500000, description: 'Most records (customers, accounts, beneficiaries, messages) one partner may hold' }), 'SANDBOX_MAX_RECORDS', 'max-records'),
@@ -61,7 +62,7 @@ export const OPTIONS: OptionInfo[] = Object.entries(ConfigSchema.properties).map
 }))
 
 /** Options whose values are secrets: never echoed in messages. */
-const SECRET_OPTIONS = new Set<string>(['adminToken', 'signingKey', 'redisUrl'])
+const SECRET_OPTIONS = new Set<string>(['adminToken', 'signingKey', 'signingKeys', 'redisUrl'])
 
 export class ConfigError extends Error {
   constructor (message: string) {
@@ -109,6 +110,9 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
     throw new ConfigError(`invalid option ${name} = ${value}: ${describe(first.schema)}`)
   }
   const config = withDefaults as Config
+  if (config.signingKey !== undefined && config.signingKeys !== undefined) {
+    throw new ConfigError('options --signing-key / SANDBOX_SIGNING_KEY and --signing-keys / SANDBOX_SIGNING_KEYS exclude each other: put the one key in SANDBOX_SIGNING_KEYS with the others')
+  }
   if (config.redisUrl !== undefined) sharedStateChecks(config)
   if (config.publicUrl === undefined) config.publicUrl = `http://localhost:${config.port}`
   config.publicUrl = config.publicUrl.replace(/\/+$/, '')
@@ -125,8 +129,8 @@ function sharedStateChecks (config: Config): void {
   if (config.dataDir !== undefined) {
     throw new ConfigError('options --data-dir / SANDBOX_DATA_DIR and --redis-url / SANDBOX_REDIS_URL exclude each other: with Redis every replica keeps its state there; unset one of them')
   }
-  if (config.signingKey === undefined) {
-    throw new ConfigError('option --redis-url / SANDBOX_REDIS_URL needs a signing key shared by every replica: set SANDBOX_SIGNING_KEY (or --signing-key) to the same RSA private key (PEM or JWK JSON) on each')
+  if (config.signingKey === undefined && config.signingKeys === undefined) {
+    throw new ConfigError('option --redis-url / SANDBOX_REDIS_URL needs signing keys shared by every replica: set SANDBOX_SIGNING_KEY (or --signing-key) to the same RSA private key (PEM or JWK JSON) on each, or SANDBOX_SIGNING_KEYS (--signing-keys) to the same keys for key rotation')
   }
 }
 

@@ -1,29 +1,72 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider'
+import type { RevokedToken } from '../store/tokens.js'
+
+export interface AdapterHooks {
+  /** The OAuth client metadata of a partner, or undefined. */
+  client: (clientId: string) => Promise<AdapterPayload | undefined>
+  /** Revokes access tokens of a partner that a grant's end takes with it (once it resolves, every replica refuses them). */
+  revokeAccessTokens: (partnerId: string, tokens: RevokedToken[]) => Promise<void>
+}
+
+/** A JWT access token issued from a grant: whose it is (the partner) and until when it is valid. */
+export interface IssuedToken extends RevokedToken { partnerId: string }
+
+/**
+ * Where the identity provider keeps its state: the adapter factory oidc-provider takes (Client derived
+ * from the partners, the other models stored), and the JWT access tokens of each grant.
+ */
+export interface ProviderStorage {
+  factory: (name: string) => Adapter
+  /**
+   * A JWT access token issued from a grant. Such tokens are never stored (they verify by signature): their
+   * ids are kept with the grant, so that ending the grant (refresh token revoked, code replayed) revokes them.
+   */
+  accessTokenIssued: (grantId: string, token: IssuedToken) => void | Promise<void>
+  close: () => void
+}
+
+/** Makes the provider's storage (memory here, Redis in store/redis/oidc-adapter.ts): chosen where the app is wired. */
+export type ProviderStorageFactory = (hooks: AdapterHooks) => ProviderStorage
 
 interface Entry {
   payload: AdapterPayload
   expiresAt: number
 }
 
-export interface AdapterHooks {
-  /** The OAuth client metadata of a partner, or undefined. */
-  client: (clientId: string) => Promise<AdapterPayload | undefined>
-  /** Called for each access token that a grant revocation takes with it. */
-  onAccessTokenRevoked: (jti: string, exp: number) => void
-}
-
 const SWEEP_MS = 60_000
 
+/** The adapter of the Client model: clients are the sandbox's partners (a registered partner can get tokens at once). */
+export function clientAdapter (hooks: AdapterHooks): Adapter {
+  return {
+    find: async (id: string) => await hooks.client(id),
+    upsert: async () => {},
+    findByUid: async () => undefined,
+    findByUserCode: async () => undefined,
+    consume: async () => {},
+    destroy: async () => {},
+    revokeByGrantId: async () => {}
+  }
+}
+
+/** The access tokens of a grant, revoked by partner (a grant has one client, so one partner). */
+export async function revokeIssued (hooks: AdapterHooks, tokens: Iterable<IssuedToken>): Promise<void> {
+  const byPartner = new Map<string, RevokedToken[]>()
+  for (const { partnerId, jti, exp } of tokens) {
+    let list = byPartner.get(partnerId)
+    if (list === undefined) byPartner.set(partnerId, list = [])
+    list.push({ jti, exp })
+  }
+  for (const [partnerId, list] of byPartner) await hooks.revokeAccessTokens(partnerId, list)
+}
+
 /**
- * The provider's storage: clients come from the sandbox's partners (so a registered partner can get
- * tokens at once); grants, codes, sessions and tokens live in memory until they expire. A restart
- * ends sessions and refresh tokens; access tokens keep verifying (the signing key persists).
+ * The provider's storage in this process: clients come from the sandbox's partners; grants, codes, sessions
+ * and tokens live in memory until they expire. A restart ends sessions and refresh tokens; access tokens
+ * keep verifying (the signing key persists), and stay revoked (their partner keeps the revocation).
  */
-export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: string) => Adapter, close: () => void, accessTokenIssued: (grantId: string, jti: string, exp: number) => void } {
+export function createAdapterFactory (hooks: AdapterHooks): ProviderStorage {
   const models = new Map<string, Map<string, Entry>>()
-  // JWT access tokens are never stored (they verify by signature): their ids are kept per grant so
-  // that ending a grant (refresh token revoked, code replayed) also revokes them
-  const issued = new Map<string, Map<string, number>>()
+  const issued = new Map<string, Map<string, IssuedToken>>()
   const store = (name: string): Map<string, Entry> => {
     let m = models.get(name)
     if (m === undefined) models.set(name, m = new Map())
@@ -35,25 +78,15 @@ export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: st
   const sweep = setInterval(() => {
     const now = Date.now()
     for (const m of models.values()) for (const [id, e] of m) if (e.expiresAt <= now) m.delete(id)
-    for (const [grantId, jtis] of issued) {
-      for (const [jti, exp] of jtis) if (exp * 1000 <= now) jtis.delete(jti)
-      if (jtis.size === 0) issued.delete(grantId)
+    for (const [grantId, tokens] of issued) {
+      for (const [jti, t] of tokens) if (t.exp * 1000 <= now) tokens.delete(jti)
+      if (tokens.size === 0) issued.delete(grantId)
     }
   }, SWEEP_MS)
   sweep.unref()
 
   function factory (name: string): Adapter {
-    if (name === 'Client') {
-      return {
-        find: async (id: string) => hooks.client(id),
-        upsert: async () => {},
-        findByUid: async () => undefined,
-        findByUserCode: async () => undefined,
-        consume: async () => {},
-        destroy: async () => {},
-        revokeByGrantId: async () => {}
-      }
-    }
+    if (name === 'Client') return clientAdapter(hooks)
     const m = store(name)
     return {
       async upsert (id, payload, expiresIn) {
@@ -78,22 +111,19 @@ export function createAdapterFactory (hooks: AdapterHooks): { factory: (name: st
         m.delete(id)
       },
       async revokeByGrantId (grantId) {
-        for (const [jti, exp] of issued.get(grantId) ?? []) hooks.onAccessTokenRevoked(jti, exp)
+        const tokens = issued.get(grantId)
         issued.delete(grantId)
-        for (const [modelName, entries] of models) {
-          for (const [id, e] of entries) {
-            if (e.payload.grantId !== grantId) continue
-            if (modelName === 'AccessToken') hooks.onAccessTokenRevoked(id, Number(e.payload.exp))
-            entries.delete(id)
-          }
+        for (const entries of models.values()) {
+          for (const [id, e] of entries) if (e.payload.grantId === grantId) entries.delete(id)
         }
+        if (tokens !== undefined) await revokeIssued(hooks, tokens.values())
       }
     }
   }
-  const accessTokenIssued = (grantId: string, jti: string, exp: number): void => {
-    let jtis = issued.get(grantId)
-    if (jtis === undefined) issued.set(grantId, jtis = new Map())
-    jtis.set(jti, exp)
+  const accessTokenIssued = (grantId: string, token: IssuedToken): void => {
+    let tokens = issued.get(grantId)
+    if (tokens === undefined) issued.set(grantId, tokens = new Map())
+    tokens.set(token.jti, token)
   }
   return { factory, close: () => clearInterval(sweep), accessTokenIssued }
 }

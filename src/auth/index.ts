@@ -5,7 +5,9 @@ import fp from 'fastify-plugin'
 import middie from '@fastify/middie'
 import { pathOf } from '../path-patterns.js'
 import { headersToRaw } from '../raw-headers.js'
+import type { LockoutStore, WindowCounter } from '../store/counters.js'
 import type { World } from '../store/world.js'
+import type { ProviderStorageFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
 import { Lockout } from './lockout.js'
 import keycloakPages from './keycloak-pages.js'
@@ -37,6 +39,8 @@ export interface AuthOptions {
   docsRedirectUri: string
   /** Called for each request the provider answers, before it does (the journal taps the answer). */
   onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
+  /** The provider's state and the lockout's and token limit's counters shared by replicas (Redis); in this process when absent. */
+  shared?: { storage: ProviderStorageFactory, lockouts: LockoutStore, counter: WindowCounter }
 }
 
 /**
@@ -46,10 +50,10 @@ export interface AuthOptions {
 async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
   const keys = await opts.keys
   const issuer = `${opts.publicUrl}${REALM_PATH}`
-  const verifier = new TokenVerifier(keys.publicJwk, issuer, `${opts.publicUrl}/api`)
-  const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds)
+  const verifier = new TokenVerifier(keys.accepted.map((k) => k.publicJwk), issuer, `${opts.publicUrl}/api`)
+  const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds, opts.shared?.lockouts)
   fastify.decorate('tokens', verifier)
-  fastify.log.debug({ kid: keys.privateJwk.kid, source: keys.source }, 'token signing key')
+  fastify.log.debug({ kid: keys.privateJwk.kid, accepted: keys.accepted.map((k) => k.privateJwk.kid), source: keys.source }, 'token signing keys')
 
   // oidc-provider (with Koa and its helpers) is loaded when first needed, not at start: it was a fifth of
   // the start-up, and the API itself checks tokens without it. The first request that needs it (a token,
@@ -66,7 +70,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       publicUrl: opts.publicUrl,
       tokenTtl: opts.tokenTtl,
       docsRedirectUri: opts.docsRedirectUri,
-      onAccessTokenRevoked: (jti, exp) => verifier.revoke(jti, exp),
+      storage: opts.shared?.storage,
       lockout
     })
     oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))
@@ -80,20 +84,27 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   const publicUrl = new URL(opts.publicUrl)
   const basePath = publicUrl.pathname.replace(/\/$/, '')
   let callback: ReturnType<Provider['callback']> | undefined
-  const tokenLimit = opts.tokenRateLimit > 0 ? new TokenRateLimit(opts.tokenRateLimit, opts.world) : undefined
+  const tokenLimit = opts.tokenRateLimit > 0 ? new TokenRateLimit(opts.tokenRateLimit, opts.world, opts.shared?.counter) : undefined
   const tokenPath = `${REALM_PATH}${ROUTES.token}`
   // The provider in a context of its own: middie's hook then runs for its paths only, never on the API.
   await fastify.register(async (scope) => {
     // before middie's step: the provider writes its answers on the raw response
     scope.addHook('onRequest', (request, reply, done) => {
+      const proceed = (): void => {
+        headersToRaw(reply)
+        opts.onProviderRequest?.(request, reply)
+        done()
+      }
       // refused before the provider reads the body or signs anything (an answer in the error shape)
       if (tokenLimit !== undefined && request.method === 'POST' && pathOf(request.url) === tokenPath) {
         const refused = tokenLimit.check(request)
+        if (refused instanceof Promise) {
+          refused.then((err) => err === undefined ? proceed() : done(err), done)
+          return
+        }
         if (refused !== undefined) return done(refused)
       }
-      headersToRaw(reply)
-      opts.onProviderRequest?.(request, reply)
-      done()
+      proceed()
     })
     await scope.register(middie)
     scope.use(REALM_PATH, (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, next: (err?: unknown) => void) => {

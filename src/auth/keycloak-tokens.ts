@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto'
-import { importJWK, jwtVerify, SignJWT, decodeJwt, type JWTPayload, type KeyObject } from 'jose'
+import { importJWK, jwtVerify, SignJWT, decodeJwt, decodeProtectedHeader, type JWK, type JWTPayload, type KeyObject } from 'jose'
 import type { SigningKeys } from './keys.js'
 
 /**
@@ -41,36 +41,47 @@ export interface RefreshClaims {
 /** The claim of our refresh JWTs that carries the provider's refresh token (Keycloak has no such claim: it finds the session by sid). */
 const HANDLE_CLAIM = 'sandbox_refresh_handle'
 
+interface HmacKey { kid: string, key: Uint8Array }
+
+/** The HS512 key of refresh tokens, derived from a signing key (so it rotates with it), with its Keycloak-style UUID kid. */
+function hmacKeyOf (privateJwk: JWK): HmacKey {
+  const key = createHmac('sha512', 'keycloak-refresh-token').update(String(privateJwk.d)).digest()
+  const h = createHash('sha256').update(key).digest('hex')
+  return { kid: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`, key }
+}
+
 /**
  * ID tokens re-signed in Keycloak's shape, and refresh tokens as HS512 JWTs (as Keycloak signs them) that
  * carry the provider's refresh token: the JWT is the only form a client ever sees. Like Keycloak, every
  * answer with a refresh token has a new one (its own jti and iat); all of one sign-in stand for the same
  * provider refresh token, so an earlier one keeps working (Keycloak's default, "Revoke Refresh Token" off)
- * and revocation or logout ends them all.
+ * and revocation or logout ends them all. Refresh tokens are signed with the current signing key's HMAC key
+ * and accepted with that of any listed key.
  */
 export class KeycloakTokens {
   private privateKey: KeyObject | Uint8Array | undefined
-  private readonly hmacKey: Uint8Array
-  private readonly hmacKid: string
+  /** The current key's first. */
+  private readonly hmacKeys: HmacKey[]
 
   constructor (private readonly keys: SigningKeys, readonly issuer: string) {
-    this.hmacKey = createHmac('sha512', 'keycloak-refresh-token').update(String(keys.privateJwk.d)).digest()
-    const h = createHash('sha256').update(this.hmacKey).digest('hex')
-    this.hmacKid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
+    this.hmacKeys = keys.accepted.map((k) => hmacKeyOf(k.privateJwk))
   }
 
   async refreshToken (c: RefreshClaims): Promise<string> {
     const now = Math.floor(Date.now() / 1000)
     return await new SignJWT({ exp: c.exp, iat: now, jti: randomUUID(), iss: this.issuer, aud: this.issuer, sub: c.sub, typ: 'Refresh', azp: c.azp, sid: c.sid, scope: c.scope, [HANDLE_CLAIM]: c.handle })
-      .setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: this.hmacKid })
-      .sign(this.hmacKey)
+      .setProtectedHeader({ alg: 'HS512', typ: 'JWT', kid: this.hmacKeys[0].kid })
+      .sign(this.hmacKeys[0].key)
   }
 
   /** The provider's refresh token inside one of our refresh JWTs (signature and typ checked, expiry not: the provider answers that), else undefined. */
   async refreshHandle (token: unknown): Promise<string | undefined> {
     if (typeof token !== 'string' || token.split('.').length !== 3) return undefined
     try {
-      const { payload } = await jwtVerify(token, this.hmacKey, { algorithms: ['HS512'], issuer: this.issuer, typ: 'JWT', currentDate: new Date(0) })
+      const { kid } = decodeProtectedHeader(token)
+      const hmac = this.hmacKeys.find((k) => k.kid === kid)
+      if (hmac === undefined) return undefined
+      const { payload } = await jwtVerify(token, hmac.key, { algorithms: ['HS512'], issuer: this.issuer, typ: 'JWT', currentDate: new Date(0) })
       const handle = payload[HANDLE_CLAIM]
       return payload.typ === 'Refresh' && typeof handle === 'string' ? handle : undefined
     } catch {

@@ -117,10 +117,10 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
     const user = partner?.user(username)
     const key = user === undefined ? undefined : userKey(partner!.id, user.username)
     // a locked user sees the same message as a wrong password (Keycloak's brute force detection)
-    const ok = partner !== undefined && user !== undefined && !lockout.isLocked(key!) && sameSecret(user.password, password)
+    const ok = partner !== undefined && user !== undefined && !await lockout.isLocked(key!) && sameSecret(user.password, password)
     if (key !== undefined) {
-      if (ok) lockout.succeeded(key)
-      else lockout.failed(key)
+      if (ok) await lockout.succeeded(key)
+      else await lockout.failed(key)
     }
     if (!ok) {
       return reply.code(200).type('text/html; charset=utf-8')

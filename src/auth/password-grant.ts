@@ -33,12 +33,12 @@ export function registerPasswordGrant (provider: Provider, opts: PasswordGrantOp
     if (partner === undefined || user === undefined) throw new errors.InvalidGrant('Invalid user credentials')
     // a locked user is answered as a wrong password, as Keycloak does
     const key = userKey(partner.id, user.username)
-    if (opts.lockout.isLocked(key)) throw new errors.InvalidGrant('Invalid user credentials')
+    if (await opts.lockout.isLocked(key)) throw new errors.InvalidGrant('Invalid user credentials')
     if (!sameSecret(user.password, password)) {
-      opts.lockout.failed(key)
+      await opts.lockout.failed(key)
       throw new errors.InvalidGrant('Invalid user credentials')
     }
-    opts.lockout.succeeded(key)
+    await opts.lockout.succeeded(key)
     const requested = (params.scope ?? DEFAULT_SCOPE).split(' ').filter(Boolean)
     const unknown = requested.filter((s) => !SUPPORTED_SCOPES.includes(s))
     if (unknown.length > 0) throw new errors.InvalidScope('requested scope is not allowed', unknown.join(' '))

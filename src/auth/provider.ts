@@ -1,8 +1,10 @@
 import Provider, { errors, type Account, type AdapterPayload, type Configuration, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider'
+import { SandboxError } from '../errors.js'
 import type { World } from '../store/world.js'
 import type { Partner } from '../store/partner.js'
 import type { TestUser } from '../store/records.js'
-import { createAdapterFactory } from './adapter.js'
+import { revokeTokens } from '../store/tokens.js'
+import { createAdapterFactory, type ProviderStorageFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
 import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
 import { redirectUriAllowed } from './origins.js'
@@ -20,7 +22,8 @@ export interface ProviderOptions {
   tokenTtl: number
   /** Redirect URI of the docs page, registered on every client so that "Authorize" works there. */
   docsRedirectUri: string
-  onAccessTokenRevoked: (jti: string, exp: number) => void
+  /** Where the provider keeps its state: this process (the default) or Redis, for every replica. */
+  storage?: ProviderStorageFactory
   lockout: Lockout
 }
 
@@ -49,6 +52,30 @@ function keycloakClaimOrder (payload: Record<string, unknown>): Record<string, u
   return ordered
 }
 
+interface IssuedAccessToken { grantId?: string, clientId: string, jti: string, exp?: number, expiration: number }
+
+/**
+ * The shared store (Redis) failing under the provider (its adapter, a client lookup): 503 with Retry-After and
+ * X-Sandbox-Error, and OAuth's temporarily_unavailable in a JSON answer, instead of the provider's 500
+ * server_error. (The provider already takes the status of the error, SANDBOX_ERR_STORE_UNAVAILABLE's 503.)
+ */
+function storeErrorAnswers (provider: Provider): void {
+  const failed = new WeakMap<object, SandboxError>()
+  provider.on('server_error', (ctx: object, err: unknown) => {
+    if (err instanceof SandboxError) failed.set(ctx, err)
+  })
+  provider.use(async (ctx: KoaContextWithOIDC, next) => {
+    await next()
+    const err = failed.get(ctx)
+    if (err === undefined) return
+    ctx.status = err.statusCode
+    for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value)
+    ctx.set('X-Sandbox-Error', err.code)
+    const body = ctx.body as { error?: unknown } | undefined
+    if (typeof body === 'object' && body !== null && body.error === 'server_error') ctx.body = { error: 'temporarily_unavailable', error_description: err.message }
+  })
+}
+
 export function createProvider (opts: ProviderOptions): SandboxProvider {
   const { world, keys, publicUrl, tokenTtl } = opts
   const issuer = `${publicUrl}${REALM_PATH}`
@@ -58,7 +85,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     audience,
     accessTokenTTL: tokenTtl,
     accessTokenFormat: 'jwt',
-    jwt: { sign: { alg: 'RS256' } }
+    jwt: { sign: { alg: 'RS256', kid: keys.privateJwk.kid } }
   }
 
   function findUser (sub: string): { partner: Partner, user: TestUser } | undefined {
@@ -89,11 +116,11 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
 
   // the client's partner made current here first (with replicas: a partner registered on another one)
   const client = async (id: string): Promise<AdapterPayload | undefined> =>
-    await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUri, opts.lockout.isLocked(clientKey(id)))
+    await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUri, await opts.lockout.isLocked(clientKey(id)))
   const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUri, id)
-  const adapter = createAdapterFactory({
+  const adapter = (opts.storage ?? createAdapterFactory)({
     client,
-    onAccessTokenRevoked: opts.onAccessTokenRevoked
+    revokeAccessTokens: async (partnerId, tokens) => await revokeTokens(world, partnerId, tokens)
   })
 
   const configuration: Configuration = {
@@ -194,7 +221,8 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
     findAccount: (_ctx, sub) => account(sub),
     interactions: { url: (_ctx, interaction) => `${LOGIN_PATH}/${interaction.uid}` },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    jwks: { keys: [keys.privateJwk as never] },
+    // the current key first: the provider signs with the first key of an algorithm, and publishes them all
+    jwks: { keys: keys.accepted.map((k) => k.privateJwk as never) },
     loadExistingGrant: async (ctx) => {
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId)
       return grantId === undefined ? undefined : await ctx.oidc.provider.Grant.find(grantId)
@@ -229,9 +257,19 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   clientProto.postLogoutRedirectUriAllowed = function (uri) { return redirectUriAllowed(this.postLogoutRedirectUris ?? [], uri) }
   // Behind a proxy or port mapping the public URL decides scheme and host of every endpoint.
   provider.proxy = true
-  provider.on('access_token.issued', (token: { grantId?: string, jti: string, exp?: number, expiration: number }) => {
-    if (token.grantId !== undefined) adapter.accessTokenIssued(token.grantId, token.jti, token.exp ?? Math.floor(Date.now() / 1000) + token.expiration)
-  })
+  // A JWT access token of a grant is kept with the grant before the client gets it (with replicas: in Redis,
+  // awaited), so that the grant's end on any replica revokes it; its partner is the one its client_id names.
+  const accessToken = provider.AccessToken.prototype as unknown as { save: (this: IssuedAccessToken) => Promise<string> }
+  const save = accessToken.save
+  accessToken.save = async function () {
+    const value = await save.call(this)
+    if (this.grantId !== undefined) {
+      const partnerId = ownerOf(world, this.clientId)?.partner.id ?? this.clientId
+      await adapter.accessTokenIssued(this.grantId, { partnerId, jti: this.jti, exp: this.exp ?? Math.floor(Date.now() / 1000) + this.expiration })
+    }
+    return value
+  }
+  storeErrorAnswers(provider)
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
   keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout)
   browserSupport(provider, issuer, clientOrigins)

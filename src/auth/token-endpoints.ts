@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type Provider from 'oidc-provider'
+import { revokeTokens, tokenRefusal } from '../store/tokens.js'
 import type { World } from '../store/world.js'
 import { basicClient, confidentialClient } from './clients.js'
 import { originAllowed } from './origins.js'
@@ -28,7 +29,7 @@ function oauthError (reply: FastifyReply, status: number, error: string, descrip
 /**
  * Userinfo, introspection and revocation for the provider's JWT access tokens (which oidc-provider
  * leaves out of these endpoints) and its refresh tokens, at Keycloak's paths. A revoked access token
- * is refused by the API at once: the verifier remembers it.
+ * is refused by the API at once, on every replica: its partner keeps it (store/tokens.ts).
  */
 export default async function tokenEndpoints (fastify: FastifyInstance, opts: { provider: () => Promise<Provider>, world: World, verifier: TokenVerifier }): Promise<void> {
   const { world, verifier } = opts
@@ -39,14 +40,18 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
     done(null, Object.fromEntries(new URLSearchParams(body as string)))
   })
 
+  /** The claims of an access token the API would accept now (its partner current, with its revocations), else undefined. */
   async function accessClaims (token: string | undefined): Promise<AccessClaims | undefined> {
     if (token === undefined || token === '') return undefined
+    let claims: AccessClaims
     try {
-      return await verifier.verify(token)
+      claims = await verifier.verify(token)
     } catch (err) {
       if (err instanceof TokenError) return undefined
       throw err
     }
+    await world.sync(claims.clientId)
+    return tokenRefusal(world.partner(claims.clientId), claims) === undefined ? claims : undefined
   }
 
   const userinfo = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -125,7 +130,7 @@ export default async function tokenEndpoints (fastify: FastifyInstance, opts: { 
     if (token === undefined) return oauthError(reply, 400, 'invalid_request', 'missing required parameter token')
     const claims = await accessClaims(token)
     if (claims !== undefined && claims.clientId === clientId) {
-      verifier.revoke(claims.jti, claims.exp)
+      await revokeTokens(world, clientId, [{ jti: claims.jti, exp: claims.exp }])
     } else {
       const rt = await provider.RefreshToken.find(token)
       if (rt !== undefined && rt.clientId === clientId) await endGrant(rt)

@@ -66,13 +66,13 @@ export function keycloakTokenResponses (provider: Provider, tokens: KeycloakToke
     if (body === undefined || typeof body !== 'object' || body === null) return
     const clientId = ctx.oidc?.client?.clientId
     if (ctx.status >= 400 && typeof body.error === 'string') {
-      if (clientId !== undefined && body.error === 'invalid_client') lockout.failed(clientKey(clientId))
+      if (clientId !== undefined && body.error === 'invalid_client') await lockout.failed(clientKey(clientId))
       const [status, kcBody] = keycloakError(ctx.oidc?.params?.grant_type, ctx.status, body, details.get(ctx) ?? '')
       ctx.status = status
       ctx.body = kcBody
       return
     }
-    if (clientId !== undefined) lockout.succeeded(clientKey(clientId))
+    if (clientId !== undefined) await lockout.succeeded(clientKey(clientId))
     if (ctx.status !== 200 || typeof body.access_token !== 'string') return
     ctx.body = await keycloakTokenBody(body, findRefreshToken, tokens)
   })

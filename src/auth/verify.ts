@@ -1,8 +1,10 @@
-import { importJWK, jwtVerify, type JWK, type JWTPayload, type KeyObject } from 'jose'
+import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose'
 
 /** What the API needs to know of a verified access token. */
 export interface AccessClaims {
   jti: string
+  /** Issued at (epoch seconds): a partner's cut-off (store/tokens.ts) compares it. */
+  iat: number
   exp: number
   /** The OAuth client (partner) the token was issued to. */
   clientId: string
@@ -33,26 +35,29 @@ const keyOf = (token: string): string => token.slice(-32)
 interface Cached { token: string, claims: AccessClaims }
 
 /**
- * Local verification of the provider's access tokens (no network hop): RS256 signature with the
- * provider's public key, issuer, audience, expiry, header typ "JWT" and Keycloak's typ claim "Bearer", which
- * rejects ID tokens (typ ID), refresh tokens (HS512, typ Refresh), "alg: none" and HS256 look-alikes. A verified token is cached (whole text compared) until it
- * expires, so the hot path costs a map lookup; revoked tokens are remembered until they expire.
+ * Local verification of the provider's access tokens (no network hop): RS256 signature with one of the
+ * provider's public keys (chosen by the token's kid: every key of SANDBOX_SIGNING_KEYS), issuer, audience,
+ * expiry, header typ "JWT" and Keycloak's typ claim "Bearer", which rejects ID tokens (typ ID), refresh tokens
+ * (HS512, typ Refresh), "alg: none" and HS256 look-alikes. A verified token is cached (whole text compared)
+ * until it expires, so the hot path costs a map lookup. Revocations are the partner's state
+ * (store/tokens.ts), checked where the partner is at hand (plugins/auth.ts).
  */
 export class TokenVerifier {
-  private key: KeyObject | Uint8Array | undefined
+  private readonly keys: JWTVerifyGetKey
   private readonly cache = new Map<string, Cached>()
-  private readonly revoked = new Map<string, number>()
 
   constructor (
-    private readonly publicJwk: JWK,
+    publicJwks: JWK[],
     readonly issuer: string,
     readonly audience: string
-  ) {}
+  ) {
+    this.keys = createLocalJWKSet({ keys: publicJwks })
+  }
 
-  /** The claims of a token verified before and still valid (expiry and revocation checked), without a promise; else undefined (call verify()). */
+  /** The claims of a token verified before and still unexpired, without a promise; else undefined (call verify()). */
   cached (token: string): AccessClaims | undefined {
     const claims = this.lookup(token)
-    if (claims === undefined || claims.exp <= Math.floor(Date.now() / 1000) || this.revoked.has(claims.jti)) return undefined
+    if (claims === undefined || claims.exp <= Math.floor(Date.now() / 1000)) return undefined
     return claims
   }
 
@@ -69,7 +74,6 @@ export class TokenVerifier {
         this.cache.delete(keyOf(token))
         throw new TokenError('the access token expired')
       }
-      if (this.revoked.has(cached.jti)) throw new TokenError('the access token was revoked')
       return cached
     }
     let payload: JWTPayload
@@ -80,6 +84,7 @@ export class TokenVerifier {
     }
     const claims: AccessClaims = {
       jti: String(payload.jti),
+      iat: Number(payload.iat),
       exp: Number(payload.exp),
       clientId: String(payload.client_id),
       username: payload.sub !== payload.client_id && typeof payload.preferred_username === 'string' ? payload.preferred_username : undefined,
@@ -87,7 +92,6 @@ export class TokenVerifier {
       scope: typeof payload.scope === 'string' ? payload.scope : '',
       payload
     }
-    if (this.revoked.has(claims.jti)) throw new TokenError('the access token was revoked')
     if (this.cache.size >= CACHE_LIMIT) this.prune(now)
     this.cache.set(keyOf(token), { token, claims })
     return claims
@@ -95,12 +99,11 @@ export class TokenVerifier {
 
   /**
    * The one definition of an access token of this sandbox (Keycloak's shape), for verify() and
-   * expiredTokenClient() alike: RS256 with the provider's key, issuer, audience, header typ "JWT", the
-   * claims every one carries, and claim typ "Bearer". clockTolerance lets an expired one through.
+   * expiredTokenClient() alike: RS256 with one of the provider's keys (the one its kid names), issuer, audience,
+   * header typ "JWT", the claims every one carries, and claim typ "Bearer". clockTolerance lets an expired one through.
    */
   private async accessTokenPayload (token: string, clockTolerance = 0): Promise<JWTPayload> {
-    this.key ??= await importJWK(this.publicJwk, 'RS256')
-    const { payload } = await jwtVerify(token, this.key, {
+    const { payload } = await jwtVerify(token, this.keys, {
       issuer: this.issuer,
       audience: this.audience,
       algorithms: ['RS256'],
@@ -124,14 +127,8 @@ export class TokenVerifier {
     }
   }
 
-  /** Remembers a revoked token id until the token would have expired anyway. */
-  revoke (jti: string, exp: number): void {
-    this.revoked.set(jti, exp)
-  }
-
   private prune (now: number): void {
     for (const [key, e] of this.cache) if (e.claims.exp <= now) this.cache.delete(key)
-    for (const [jti, exp] of this.revoked) if (exp <= now) this.revoked.delete(jti)
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear()
   }
 }
@@ -145,6 +142,7 @@ function describe (err: unknown): string {
   switch (code) {
     case 'ERR_JWT_EXPIRED': return 'the access token expired'
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'the access token signature is invalid'
+    case 'ERR_JWKS_NO_MATCHING_KEY': return 'the access token is signed with a key this sandbox does not hold (an old key, removed from its signing keys)'
     case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'the access token must be signed with RS256'
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
       if (claim === 'typ') return NOT_ACCESS_TOKEN

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { SandboxError } from '../errors.js'
 import { addRouteHook } from './route-hooks.js'
 import { TokenError, type AccessClaims, type TokenVerifier } from '../auth/verify.js'
+import { tokenRefusal } from '../store/tokens.js'
 import type { Tenant, World } from '../store/world.js'
 
 declare module 'fastify' {
@@ -52,8 +53,10 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
   fastify.decorateRequest('token', null)
   fastify.decorateRequest('tenant', null)
 
+  // the partner decides last: it may be gone, or have revoked the token (on any replica: the partner is current)
   const accept = (request: FastifyRequest, claims: AccessClaims, done: HookHandlerDoneFunction): void => {
-    if (world.partner(claims.clientId) === undefined) return done(invalidToken('the client of the access token no longer exists'))
+    const refused = tokenRefusal(world.partner(claims.clientId), claims)
+    if (refused !== undefined) return done(invalidToken(refused))
     request.token = claims
     done()
   }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import rateLimit from '@fastify/rate-limit'
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import { SandboxError } from '../errors.js'
+import type { CounterSubject, WindowCounter } from '../store/counters.js'
 
 /** A 429 of the limiter, in the error shape; Retry-After and the RateLimit headers are set by the limiter. */
 export class RateLimitedError extends SandboxError {
@@ -22,18 +23,38 @@ function withoutStack<T> (make: () => T): T {
 }
 
 /** Whom a request counts against: the partner of its verified token, else (no token: spec 4.13) its address. */
-export function rateLimitKey (request: FastifyRequest): string {
+export function rateLimitKey (request: FastifyRequest): CounterSubject {
   return request.token === null ? `ip:${request.ip}` : `partner:${request.token.clientId}`
+}
+
+/**
+ * @fastify/rate-limit's store over shared counters (store/counters.ts: Redis, for every replica at once). Its
+ * keys are rateLimitKey's subjects; a counter that cannot be read fails the request with the store's 503.
+ */
+function sharedStore (counter: WindowCounter): FastifyRateLimitStoreCtor {
+  return class SharedStore implements FastifyRateLimitStore {
+    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow?: number): void {
+      Promise.resolve(counter.hit(key as CounterSubject, 'requests', timeWindow ?? 1000))
+        .then(({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }), (err: Error) => callback(err))
+    }
+
+    child (): FastifyRateLimitStore {
+      return this
+    }
+  }
 }
 
 /**
  * Per-partner fair share for a hosted sandbox (SANDBOX_RATE_LIMIT requests per second): @fastify/rate-limit
  * in a fixed one-second window per partner, checked in onRequest right after the token (so a refused
- * request costs a token-cache lookup and a counter, never validation, a handler or a store). Register it in
- * the scope of the token-checked routes, after the auth hooks. Off (not registered) when the limit is 0.
+ * request costs a token-cache lookup and a counter, never validation, a handler or a store). Counted in this
+ * process (the limiter's own store), or by shared counters (`counter`: the replicas' Redis) so that N per
+ * second holds for the partner across every replica. Register it in the scope of the token-checked routes,
+ * after the auth hooks. Off (not registered) when the limit is 0.
  */
-async function partnerRateLimit (fastify: FastifyInstance, opts: { perSecond: number }): Promise<void> {
+async function partnerRateLimit (fastify: FastifyInstance, opts: { perSecond: number, counter?: WindowCounter }): Promise<void> {
   await fastify.register(rateLimit, {
+    ...(opts.counter === undefined ? {} : { store: sharedStore(opts.counter) }),
     global: true,
     max: opts.perSecond,
     timeWindow: 1000,

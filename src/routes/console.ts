@@ -67,7 +67,8 @@ export function sessionClaims (sessions: ConsoleSessions, request: FastifyReques
     }
     // the console's own calls (its polling, its buttons) are not what the partner's code sent
     request.unjournaled = true
-    return { jti: found.id, exp: Math.floor(found.session.expires / 1000), clientId: found.session.partnerId, agentIds: [], scope: 'console', payload: {} }
+    // (a session stands for a token issued now: no token cut-off of the partner ends it)
+    return { jti: found.id, iat: Math.floor(Date.now() / 1000), exp: Math.floor(found.session.expires / 1000), clientId: found.session.partnerId, agentIds: [], scope: 'console', payload: {} }
   }
   const found = sessions.of(request)
   return found instanceof Promise ? found.then(claimsOf) : claimsOf(found)

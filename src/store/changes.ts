@@ -6,6 +6,7 @@ import { guaranteeChanges } from './guarantees.js'
 import { messageChanges } from './messages.js'
 import { partnerChanges } from './partners.js'
 import { sandboxStateChanges } from './sandbox-state.js'
+import { tokenChanges } from './tokens.js'
 import type { ChangeRegistry } from './world.js'
 
 /**
@@ -20,5 +21,6 @@ export const CHANGES: ChangeRegistry = {
   ...messageChanges,
   ...guaranteeChanges,
   ...sandboxStateChanges,
-  ...partnerChanges
+  ...partnerChanges,
+  ...tokenChanges
 }

@@ -3,6 +3,7 @@ import type { AgentSnapshot, Guarantee, PartnerSnapshot, PublicClient, TestUser 
 import { clockNow } from '../clock.js'
 import { PARTNER_FILE_FORMAT } from './records.js'
 import { initialSandboxState, type PartnerSandboxState } from '../schemas/sandbox-state.js'
+import { hasTokenState, initialTokenState, type PartnerTokenState } from './tokens.js'
 
 /** A partner (OAuth client) with its agents, test users and guarantees. */
 export class Partner {
@@ -21,6 +22,8 @@ export class Partner {
   readonly agents: Map<string, AgentStore>
   /** Fault rules and clock: the partner's own sandbox state (a reset builds a partner without them). */
   sandbox: PartnerSandboxState
+  /** Revoked access tokens (store/tokens.ts): kept over resets and restores, unlike the sandbox state. */
+  tokens: PartnerTokenState
 
   constructor (s: PartnerSnapshot) {
     this.id = s.id
@@ -38,6 +41,7 @@ export class Partner {
     this.agents = new Map(s.agents.map((a) => [a.id, new AgentStore(a)]))
     // a snapshot read as Jackson reads JSON carries no clock for real time: null, as a fresh partner has it
     this.sandbox = s.sandbox === undefined ? initialSandboxState() : { ...s.sandbox, clock: s.sandbox.clock ?? null }
+    this.tokens = s.tokens ?? initialTokenState()
   }
 
   get recordCount (): number {
@@ -71,7 +75,8 @@ export class Partner {
       guaranteeSeq: this.guaranteeSeq,
       guarantees: [...this.guarantees.values()],
       agents: [...this.agents.values()].map((a) => a.snapshot()),
-      sandbox: this.sandbox
+      sandbox: this.sandbox,
+      ...(hasTokenState(this.tokens) ? { tokens: this.tokens } : {})
     }
   }
 

@@ -2,6 +2,7 @@ import { notFound, SandboxError } from '../errors.js'
 import type { AgentStore } from './agent.js'
 import type { Partner } from './partner.js'
 import type { AgentSnapshot, PartnerSnapshot } from './records.js'
+import { carriedTokenState } from './tokens.js'
 import type { ChangeContext, World } from './world.js'
 
 /*
@@ -31,10 +32,10 @@ export const partnerChanges = {
   /**
    * The partner's state replaced by the snapshot. keepFresh: its fresh agents stay as they are when the change
    * applies (parallel CI runs own them), and the partner must not grow past its record limit (the operator's
-   * reset of everything may).
+   * reset of everything may). The partner's revoked tokens stay revoked: no reset or restore brings one back.
    */
-  'partners.replace' ({ world, partner }: ChangeContext, a: { snapshot: PartnerSnapshot, keepFresh: boolean }): Partner {
-    let next = a.snapshot
+  'partners.replace' ({ world, partner, at }: ChangeContext, a: { snapshot: PartnerSnapshot, keepFresh: boolean }): Partner {
+    let next: PartnerSnapshot = { ...a.snapshot, tokens: carriedTokenState(partner, at) }
     if (a.keepFresh) {
       const taken = new Set(next.agents.map((x) => x.id))
       const fresh = [...partner.agents.values()].filter((x) => x.fresh && !taken.has(x.id)).map((x) => x.snapshot())

@@ -3,6 +3,7 @@ import type { Beneficiary } from '../schemas/beneficiaries.js'
 import type { CustomerRecord } from '../schemas/customers.js'
 import type { CustomerMessage } from '../schemas/messages.js'
 import type { PartnerSandboxState } from '../schemas/sandbox-state.js'
+import type { PartnerTokenState } from './tokens.js'
 
 /*
  * What the store keeps. Records are immutable once stored (a change replaces the object), which lets
@@ -85,6 +86,8 @@ export interface PartnerSnapshot {
   agents: AgentSnapshot[]
   /** Fault rules and clock (absent in files written before they existed: the initial state then). */
   sandbox?: PartnerSandboxState
+  /** Revoked access tokens (store/tokens.ts); absent when there are none. */
+  tokens?: PartnerTokenState
 }
 
 export const PARTNER_FILE_FORMAT = 1

@@ -44,6 +44,17 @@ export class RedisKeys {
   /** A console session (expires with it). */
   consoleSession (id: string): string { return `${this.prefix}:console:${id}` }
 
+  /** A counter of a client address (token requests without a verified client, rate limits without a token). */
+  addressCounter (address: string, name: string): string { return `${this.prefix}:{address:${address}}:count:${name}` }
+
+  /** An entry of the identity provider (oidc-provider's models: codes, refresh tokens, sessions, grants...). */
+  oidc (model: string, id: string): string { return `${this.prefix}:oidc:${model}:{${id}}` }
+  /** The entry key that a uid or a user code names (the provider finds sessions and interactions by these). */
+  oidcLookup (kind: 'uid' | 'userCode', value: string): string { return `${this.prefix}:oidc:${kind}:{${value}}` }
+  /** The keys of a grant's entries, and its JWT access tokens (jti -> partner and expiry): one tag, taken at once when the grant ends. */
+  oidcGrant (grantId: string): string { return `${this.prefix}:oidc:{grant:${grantId}}:entries` }
+  oidcIssued (grantId: string): string { return `${this.prefix}:oidc:{grant:${grantId}}:issued` }
+
   private global (name: string): string { return `${this.prefix}:{sandbox}:${name}` }
 
   /** partner id -> its number, for every partner. */
