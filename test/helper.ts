@@ -77,7 +77,9 @@ const tokens = new WeakMap<FastifyInstance, Map<string, string>>()
 export async function tokenFor (app: FastifyInstance, who: Credentials = PARTNER_A): Promise<string> {
   let cache = tokens.get(app)
   if (cache === undefined) tokens.set(app, cache = new Map())
-  const cached = cache.get(who.client)
+  // by client id and secret: a client id registered again (after a delete) is another client
+  const key = `${who.client}\u0000${who.secret}`
+  const cached = cache.get(key)
   if (cached !== undefined) return cached
   const res = await app.inject({
     method: 'POST',
@@ -87,7 +89,7 @@ export async function tokenFor (app: FastifyInstance, who: Credentials = PARTNER
   })
   if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`)
   const token = (res.json() as { access_token: string }).access_token
-  cache.set(who.client, token)
+  cache.set(key, token)
   return token
 }
 

@@ -472,6 +472,32 @@ t.test('operator endpoints with the right token reset everything and register pa
   t.same(app.world.partner('partner-c')!.agents.size, 2, "partner-c's fresh agent went, its registered agents stayed")
 })
 
+t.test('an operator deletes a registered partner with everything it has; registered again under its id, the old tokens stay refused', async (t) => {
+  const app = await build(t, { adminToken: ADMIN })
+  const register = async (): Promise<Credentials & { agent: string }> => {
+    const res = await api(app, { url: '/__sandbox/admin/partners', body: { clientId: 'partner-gone', scenario: 'empty' }, token: ADMIN, agent: null })
+    t.equal(res.statusCode, 200)
+    return { client: 'partner-gone', secret: res.json().clientSecret, agent: res.json().agentIds[0] }
+  }
+  const first = await register()
+  const oldToken = await tokenFor(app, first)
+  t.equal((await api(app, { url: '/__sandbox/snapshots', body: { name: 'kept' }, agent: null, token: oldToken })).statusCode, 200)
+  const deleted = await api(app, { method: 'DELETE', url: '/__sandbox/admin/partners/partner-gone', token: ADMIN, agent: null })
+  t.equal(deleted.statusCode, 204)
+  isError(t, await api(app, { url: '/api/customers', agent: first.agent, token: oldToken }), 401, 'SANDBOX_ERR_TOKEN_INVALID')
+  isError(t, await api(app, { method: 'DELETE', url: '/__sandbox/admin/partners/partner-gone', token: ADMIN, agent: null }), 404, 'SANDBOX_ERR_NOT_FOUND')
+  isError(t, await api(app, { method: 'DELETE', url: '/__sandbox/admin/partners/partner-a', token: ADMIN, agent: null }), 409, 'SANDBOX_ERR_CONFLICT')
+  t.same((await api(app, { url: '/__sandbox/admin/partners', token: ADMIN, agent: null })).json().partners.map((p: { partnerId: string }) => p.partnerId), ['partner-a', 'partner-b'])
+
+  // (a second later: a token's iat has whole seconds, as Keycloak's not-before counts them)
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+  const second = await register()
+  isError(t, await api(app, { url: '/api/customers', agent: second.agent, token: oldToken }), 401, 'SANDBOX_ERR_TOKEN_INVALID')
+  const newToken = await tokenFor(app, second)
+  t.equal((await api(app, { url: '/api/customers', agent: second.agent, token: newToken })).statusCode, 200, 'its new tokens work')
+  t.same((await api(app, { url: '/__sandbox/snapshots', agent: null, token: newToken })).json().snapshots, [], 'none of the deleted partner\'s named snapshots')
+})
+
 t.test('partner limits give a clear 4xx in the error shape and change nothing', async (t) => {
   await t.test('maxRecords', async (t) => {
     const app = await build(t, { scenario: 'empty', maxRecords: 100 })

@@ -169,7 +169,11 @@ export class ScenarioControl {
     const loaded = this.scenario(opts.scenario ?? this.start.scenario)
     const number = await this.world.backend.nextPartnerNumber(this.world, leastRegisteredNumber(this.library))
     const identity = registeredIdentity(this.world, this.library, opts, number)
-    const partner = await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, opts.seed ?? loaded.scenario.seed, identity), 'new')
+    const snapshot = await buildPartnerAsync(this.ctx, loaded, opts.seed ?? loaded.scenario.seed, identity)
+    // a client id registered again after its partner was deleted: the tokens issued to that partner (before
+    // this second, as Keycloak's not-before policy counts) are not this partner's
+    snapshot.tokens = { revoked: {}, revokedBefore: Math.floor(Date.now() / 1000) }
+    const partner = await this.world.backend.putPartner(this.world, snapshot, 'new')
     return { clientId: identity.id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
   }
 
