@@ -104,11 +104,8 @@ t.test('Compose: three replicas of the image, one Redis, one load balancer', asy
 
   t.ok(existsSync(join(DEPLOY, 'compose', sandbox.build.context, 'Dockerfile')), 'built from the repository\'s Dockerfile')
   for (const env of Object.keys(sandbox.environment)) t.ok(ENV.has(env), `${env} is an option of src/config.ts`)
-  const entry = sandbox.entrypoint.join(' ')
-  const assigned = /([A-Z_]+)="\$\$\(cat (\/run\/secrets\/[a-z_]+)\)" exec node dist\/cli\.js$/.exec(entry)
-  t.ok(assigned, 'the entrypoint fills a variable from a secret and runs the image\'s command')
-  t.ok(ENV.has(assigned![1]), `${assigned![1]} is an option of src/config.ts`)
-  t.equal(assigned![2], `/run/secrets/${sandbox.secrets[0] as string}`, 'the secret the replicas are given')
+  t.equal(sandbox.entrypoint, undefined, 'the image\'s own command runs')
+  t.equal(sandbox.environment.SANDBOX_SIGNING_KEYS, `/run/secrets/${sandbox.secrets[0] as string}`, 'SANDBOX_SIGNING_KEYS names the file of the secret the replicas are given')
   const secretFile = posix.join('compose', compose.secrets[sandbox.secrets[0]].file)
   t.ok(gitIgnored(join(DEPLOY, secretFile)), `the signing key deploy/${secretFile} cannot be committed`)
   t.ok(!existsSync(join(DEPLOY, secretFile)), 'and no key is in the repository')
@@ -138,9 +135,13 @@ t.test('Compose: three replicas of the image, one Redis, one load balancer', asy
 
   const haproxy = readFileSync(join(DEPLOY, 'compose', 'haproxy.cfg'), 'utf8')
   t.ok(services.haproxy.volumes.includes('./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro'), 'HAProxy reads deploy/compose/haproxy.cfg')
-  const servers = [...haproxy.matchAll(/^\s*server (\S+) (\S+):(\d+)/gm)]
-  t.same(servers.map((s) => s[2]), replicas, 'HAProxy balances the three replicas')
-  t.same(servers.map((s) => Number(s[3])), replicas.map(() => Number(sandbox.environment.PORT ?? DEFAULT_PORT)), 'on the port they listen on')
+  const servers = [...haproxy.matchAll(/^\s*server (\S+) (\S+):(\d+)(.*)$/gm)]
+  const active = servers.filter((s) => !/\bbackup\b/.test(s[4]))
+  const backups = servers.filter((s) => /\bbackup\b/.test(s[4]))
+  t.same(active.map((s) => s[2]), replicas, 'HAProxy balances the three replicas')
+  t.same(servers.map((s) => Number(s[3])), servers.map(() => Number(sandbox.environment.PORT ?? DEFAULT_PORT)), 'on the port they listen on')
+  t.same(backups.map((s) => s[2]), replicas, 'and has them again as backups, for when none reaches Redis')
+  t.ok(backups.every((s) => /\bno-check\b/.test(s[4])), 'unchecked: they answer the sandbox\'s own 503 then')
   t.match(haproxy, /^\s*balance roundrobin$/m, 'round robin')
   t.match(haproxy, /^\s*option httpchk GET \/ready$/m, 'health checks on /ready')
   t.match(haproxy, /^\s*bind :8080$/m, 'listening on the port Compose publishes')
@@ -206,7 +207,7 @@ t.test('Kubernetes: the sandbox\'s Deployment, Service and PodDisruptionBudget',
   const configLiterals = (name: string): string[] => kustomization.configMapGenerator.find((g: any) => g.name === name).literals.map((l: string) => l.split('=')[0])
   const env: string[] = [...container.env.map((e: any) => e.name), ...container.envFrom.flatMap((e: any) => configLiterals(e.configMapRef.name))]
   for (const name of env) t.ok(ENV.has(name), `${name} is an option of src/config.ts`)
-  t.ok(env.includes('PUBLIC_URL') && env.includes('SANDBOX_REDIS_URL') && env.includes('SANDBOX_SIGNING_KEY'), 'every replica gets the public URL, Redis and the key')
+  t.ok(env.includes('PUBLIC_URL') && env.includes('SANDBOX_REDIS_URL') && env.includes('SANDBOX_SIGNING_KEYS'), 'every replica gets the public URL, Redis and the keys')
   for (const e of container.env.filter((e: any) => e.valueFrom?.secretKeyRef !== undefined)) {
     const { name, key } = e.valueFrom.secretKeyRef
     const generator = kustomization.secretGenerator.find((g: any) => g.name === name)
@@ -296,19 +297,20 @@ t.test('the probes\' paths answer, on a sandbox signed with a key made as deploy
   const readme = readFileSync(join(DEPLOY, 'README.md'), 'utf8')
   const command = /^\s*(openssl genpkey .*)$/m.exec(readme)?.[1]
   t.ok(command, 'deploy/README.md shows how to make the key')
-  let signingKey: string | undefined
+  let signingKeys: string | undefined
   if (spawnSync('sh', ['-c', 'command -v openssl']).status === 0) {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-key-'))
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
     const args = command!.split(/\s+/).slice(1)
-    args[args.indexOf('-out') + 1] = join(dir, 'signing-key.pem')
+    args[args.indexOf('-out') + 1] = join(dir, 'signing-keys.pem')
     const made = spawnSync('openssl', args, { encoding: 'utf8' })
     t.equal(made.status, 0, 'the key is made', { command: `openssl ${args.join(' ')}`, stderr: made.stderr })
-    signingKey = readFileSync(join(dir, 'signing-key.pem'), 'utf8')
+    signingKeys = join(dir, 'signing-keys.pem')
   } else {
     t.comment('openssl is not installed: the probes are asked of a sandbox with a key of its own')
   }
-  const app = await build(t, signingKey === undefined ? {} : { signingKey })
+  // the file, as the replicas are given it (SANDBOX_SIGNING_KEYS names it)
+  const app = await build(t, signingKeys === undefined ? {} : { signingKey: undefined, signingKeys })
   for (const path of ['/ready', '/health']) {
     const res = await app.inject({ method: 'GET', url: path })
     t.equal(res.statusCode, 200, `GET ${path}`)

@@ -103,8 +103,9 @@ t.test('a rolling restart (SIGTERM each replica in turn, under load, behind HAPr
 
 t.test('Redis unreachable: 503 with Retry-After in bounded time, /ready out of service; back, service resumes with nothing lost', { skip }, async (t) => {
   const redis = await startRedis(t)
-  const publicUrl = `http://127.0.0.1:${await freePort()}`
-  const [r1, r2]: Replica[] = await startReplicas(t, 2, { redisUrl: redis.url, publicUrl, env: { SANDBOX_REDIS_TIMEOUT: '1000' } })
+  const lbPort = await freePort()
+  const [r1, r2]: Replica[] = await startReplicas(t, 2, { redisUrl: redis.url, publicUrl: `http://127.0.0.1:${lbPort}`, env: { SANDBOX_REDIS_TIMEOUT: '1000' } })
+  const lb = await startHaproxy(t, lbPort, [r1, r2])
   const tok = await token(r1.base)
   const customerId = (await call(r1.base, tok, 'GET', '/api/customers?page=0&size=1')).json.customers[0].customerId as string
   const before = await call(r2.base, tok, 'POST', `/api/customers/${customerId}/messages`, { ...MESSAGE, message: 'BEFORE THE OUTAGE' })
@@ -132,6 +133,11 @@ t.test('Redis unreachable: 503 with Retry-After in bounded time, /ready out of s
   })
   t.equal(tokenRes.status, 503, 'a token request: 503 too, never a 500')
   for (const r of [r1, r2]) t.equal((await fetch(`${r.base}/ready`)).status, 503, `/ready of ${r.base} is 503`)
+  await sleep(1000)
+  const throughLb = await call(lb.base, tok, 'GET', '/api/customers?page=0&size=1')
+  t.equal(throughLb.status, 503, 'behind HAProxy, with both replicas out of rotation: 503')
+  t.equal(throughLb.headers.get('x-sandbox-error'), 'SANDBOX_ERR_STORE_UNAVAILABLE', "the sandbox's own (the replicas answer as backups), not HAProxy's page")
+  t.equal(throughLb.headers.get('retry-after'), '1', 'with Retry-After')
 
   await redis.start()
   let back = 0

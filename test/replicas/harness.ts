@@ -204,7 +204,7 @@ export async function startReplicas (t: Test, n: number, opts: ReplicaOptions): 
 /**
  * HAProxy on `port` in front of the replicas: round robin, a health check of GET /ready every 250 ms (two
  * failures take a replica out, one success brings it back; a check may take 2 s on a busy machine), requests
- * that failed to connect sent to another.
+ * that failed to connect sent to another; the replicas again as backups without checks, for when all are out.
  */
 export async function startHaproxy (t: Test, port: number, replicas: Replica[]): Promise<{ base: string, stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-haproxy-'))
@@ -229,6 +229,8 @@ export async function startHaproxy (t: Test, port: number, replicas: Replica[]):
     '  http-check expect status 200',
     '  default-server inter 250ms fall 2 rise 1',
     ...replicas.map((r, i) => `  server replica${i + 1} 127.0.0.1:${r.port} check`),
+    // as deploy/compose/haproxy.cfg: with every replica out (none reaches Redis) the replicas answer as backups
+    ...replicas.map((r, i) => `  server replica${i + 1}-fallback 127.0.0.1:${r.port} backup`),
     ''
   ].join('\n'))
   const child = spawn('haproxy', ['-f', config, '-db'], { stdio: 'ignore' })
