@@ -97,7 +97,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   // one journal per partner: in this process, or in Redis for every replica
   const journals = fastify.redis === null || config.journalSize === 0
     ? new MemoryJournals(config.journalSize)
-    : new RedisJournals(fastify.redis.client, fastify.redis.keys, config.journalSize, fastify.log)
+    : new RedisJournals(fastify.redis.bulk, fastify.redis.keys, config.journalSize, fastify.log)
   fastify.control.whenDeleted((partnerId) => journals.forget(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
   await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens })

@@ -30,27 +30,45 @@ declare module 'fastify' {
     /** The API schemas without the API's scalar coercion: what scenario files and snapshots must pass. */
     dataValidator: Ajv
     snapshots: NamedSnapshotStore
-    /** The shared store of replicas (SANDBOX_REDIS_URL) and its key names; null for a sandbox of one process. */
-    redis: { client: RedisClient, keys: RedisKeys } | null
+    /**
+     * The shared store of replicas (SANDBOX_REDIS_URL) and its key names; null for a sandbox of one process.
+     * Two connections: `client` for what requests wait on (partners' rounds, counters, the identity provider),
+     * `bulk` for the request journal, filed after the answers (a client keeps one pipeline in flight per
+     * connection: the journal's larger writes would hold up every request's round behind them).
+     */
+    redis: { client: RedisClient, bulk: RedisClient, keys: RedisKeys } | null
   }
 }
 
+/** The connections to the shared store: see FastifyInstance.redis. */
+interface Shared { client: RedisClient, bulk: RedisClient, keys: RedisKeys, close: () => Promise<void> }
+
 /** Connects to the shared store, or says why not (the start stops: a replica without its state is no use). */
-async function connectShared (config: Config, log: FastifyBaseLogger): Promise<{ client: RedisClient, keys: RedisKeys, stopWatchdog: () => void }> {
-  const client = redisClient({ url: config.redisUrl!, cluster: config.redisCluster === 1, commandTimeout: config.redisTimeout })
-  // errors come back through the commands; without a listener each would also be thrown as an 'error' event
-  client.on('error', () => {})
-  defineScripts(client)
-  try {
-    await client.connect()
-    if (!connected(client)) await new Promise((resolve) => client.once('ready', resolve))
-  } catch (err) {
-    client.disconnect()
-    throw new Error(`cannot reach Redis at SANDBOX_REDIS_URL (${redactedUrl(config.redisUrl!)}): ${(err as Error).message}`)
+async function connectShared (config: Config, log: FastifyBaseLogger): Promise<Shared> {
+  const connect = async (): Promise<RedisClient> => {
+    const client = redisClient({ url: config.redisUrl!, cluster: config.redisCluster === 1, commandTimeout: config.redisTimeout })
+    // errors come back through the commands; without a listener each would also be thrown as an 'error' event
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      if (!connected(client)) await new Promise((resolve) => client.once('ready', resolve))
+    } catch (err) {
+      client.disconnect()
+      throw new Error(`cannot reach Redis at SANDBOX_REDIS_URL (${redactedUrl(config.redisUrl!)}): ${(err as Error).message}`)
+    }
+    return client
   }
-  const stopWatchdog = watchdog(client, config.redisTimeout, (node) =>
-    log.warn({ node, timeoutMs: config.redisTimeout }, 'Redis did not answer a PING in time: connection dropped (waiting requests answer 503), reconnecting'))
-  return { client, keys: new RedisKeys(config.redisPrefix), stopWatchdog }
+  const client = await connect()
+  const bulk = await connect()
+  defineScripts(client)
+  const dropped = (node: string): void =>
+    log.warn({ node, timeoutMs: config.redisTimeout }, 'Redis did not answer a PING in time: connection dropped (waiting requests answer 503), reconnecting')
+  const stops = [watchdog(client, config.redisTimeout, dropped), watchdog(bulk, config.redisTimeout, dropped)]
+  const close = async (): Promise<void> => {
+    for (const stop of stops) stop()
+    await Promise.all([client, bulk].map(async (c) => await c.quit().catch(() => c.disconnect())))
+  }
+  return { client, bulk, keys: new RedisKeys(config.redisPrefix), close }
 }
 
 /** The URL without its password, for messages. */
@@ -94,13 +112,13 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   const snapshots: NamedSnapshotStore = shared === null ? new NamedSnapshots(config.dataDir) : new RedisNamedSnapshots(shared.client, shared.keys)
   fastify.decorate('snapshots', snapshots)
   control.whenDeleted(async (partnerId) => await snapshots.forget(partnerId))
-  fastify.decorate('redis', shared === null ? null : { client: shared.client, keys: shared.keys })
+  fastify.decorate('redis', shared === null ? null : { client: shared.client, bulk: shared.bulk, keys: shared.keys })
   // a replica that cannot reach the shared store can serve nothing: out of the load balancer until it can
   if (shared !== null) fastify.readiness.checks.push(async () => await shared.client.ping().then(() => true, () => false))
   // on close, every pending batch reaches the disk before the process may exit
   fastify.addHook('onClose', async () => {
-    shared?.stopWatchdog()
     await world.close()
+    await shared?.close()
   })
 }
 

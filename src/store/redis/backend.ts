@@ -186,7 +186,6 @@ export class RedisBackend implements StateBackend {
   }
 
   async close (): Promise<void> {
-    // the replica's other users of the client (journal, counters, identity provider) closed before the store
-    await this.client.quit().catch(() => this.client.disconnect())
+    // the connections are the store plugin's (journal, counters and identity provider use them too)
   }
 }
