@@ -28,10 +28,12 @@ export const POLL_MS = 100
 
 /**
  * Files entries. KEYS: the stream, the journal's head (seq, bytes), the entries' sizes, the partner's head (no
- * journal for a partner that is gone). ARGV: most entries, most bytes, then three values per entry in order:
- * its fields as JSON, its request body, its response body (the bodies as sent, not escaped into the JSON).
- * Answers the last one's id, or 0. The sizes of the oldest entries come from their list, so that trimming
- * reads no entry (reading the oldest entry and XDEL cost about 1.5 times as much Redis CPU per filing).
+ * journal for a partner that is gone). ARGV: most entries, most bytes, then four values per entry in order:
+ * its fields as JSON, its request body, its response body (the bodies as sent, not escaped into the JSON), and
+ * '' or the number (from 1) of an earlier entry of this call whose response body it has (sent once: a page
+ * polled or reference data read many times in one turn). Answers the last one's id, or 0. The sizes of the
+ * oldest entries come from their list, so that trimming reads no entry (reading the oldest entry and XDEL cost
+ * about 1.5 times as much Redis CPU per filing).
  */
 const FILE = `
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
@@ -39,11 +41,15 @@ local head = redis.call('HMGET', KEYS[2], 'seq', 'bytes')
 local id = tonumber(head[1]) or 0
 local bytes = tonumber(head[2]) or 0
 local count = 0
-for i = 3, #ARGV, 3 do
+local answers = {}
+for i = 3, #ARGV, 4 do
   id = id + 1
-  local size = #ARGV[i] + #ARGV[i + 1] + #ARGV[i + 2]
+  local answer = ARGV[i + 2]
+  if ARGV[i + 3] ~= '' then answer = answers[tonumber(ARGV[i + 3])] end
+  answers[#answers + 1] = answer
+  local size = #ARGV[i] + #ARGV[i + 1] + #answer
   bytes = bytes + size
-  redis.call('XADD', KEYS[1], id .. '-0', 'e', ARGV[i], 'q', ARGV[i + 1], 'r', ARGV[i + 2])
+  redis.call('XADD', KEYS[1], id .. '-0', 'e', ARGV[i], 'q', ARGV[i + 1], 'r', answer)
   count = redis.call('RPUSH', KEYS[3], size)
 end
 local maxEntries, maxBytes = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -75,7 +81,7 @@ type StreamEntry = [string, string[]]
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    sandboxJournalFile: (stream: string, journalHead: string, sizes: string, partnerHead: string, maxEntries: number, maxBytes: number, ...entries: Buffer[]) => Result<number, Context>
+    sandboxJournalFile: (stream: string, journalHead: string, sizes: string, partnerHead: string, maxEntries: number, maxBytes: number, ...entries: Array<Buffer | string>) => Result<number, Context>
     sandboxJournalTail: (stream: string, partnerHead: string, after: string, count: number) => Result<StreamEntry[] | null, Context>
     sandboxJournalClear: (stream: string, journalHead: string, sizes: string) => Result<number, Context>
   }
@@ -88,12 +94,31 @@ const kindOf = (b: RecordedBody): BodyKind => b === null ? 'n' : typeof b === 's
 const EMPTY = Buffer.alloc(0)
 
 /** An entry as filed: its fields as JSON (the bodies' kinds in q and r), and the bodies as they are. */
-function encode (entry: Recorded): Buffer[] {
-  const { requestBody, responseBody, ...fields } = entry
-  const meta = { ...fields, requestHead: headWithoutSecrets(entry.requestHead), responseHead: headWithoutSecrets(entry.responseHead), q: kindOf(requestBody), r: kindOf(responseBody) }
-  const text = (b: RecordedBody): Buffer => { const t = bodyText(b); return t === null ? EMPTY : Buffer.from(t) }
-  // Buffers, not strings: the client writes them as they are (strings cost it a copy and an encoding each)
-  return [Buffer.from(JSON.stringify(meta)), text(requestBody), text(responseBody)]
+/** The journal entries of one partner filed in one turn, on their way (see FILE). */
+class Batch {
+  readonly args: Array<Buffer | string> = []
+  private count = 0
+  /** The entry (from 1) that first sent each response body of the batch. */
+  private readonly answers = new Map<string, number>()
+
+  add (entry: Recorded): void {
+    const { requestBody, responseBody, ...fields } = entry
+    const meta = { ...fields, requestHead: headWithoutSecrets(entry.requestHead), responseHead: headWithoutSecrets(entry.responseHead), q: kindOf(requestBody), r: kindOf(responseBody) }
+    const answer = bodyText(responseBody)
+    const same = answer === null || answer.length < SAME_FROM ? undefined : this.answers.get(answer)
+    this.count += 1
+    if (answer !== null && same === undefined && answer.length >= SAME_FROM) this.answers.set(answer, this.count)
+    // Buffers, not strings: the client writes them as they are (strings cost it a copy and an encoding each)
+    this.args.push(Buffer.from(JSON.stringify(meta)), bufferOf(requestBody), same === undefined ? bufferOf(responseBody) : EMPTY, same === undefined ? '' : String(same))
+  }
+}
+
+// response bodies shorter than this are sent again rather than looked up
+const SAME_FROM = 256
+
+function bufferOf (b: RecordedBody): Buffer {
+  const t = bodyText(b)
+  return t === null ? EMPTY : Buffer.from(t)
 }
 
 const bodyOf = (kind: BodyKind, text: string): RecordedBody => kind === 'n' ? null : kind === 's' ? text : { text, cutFrom: kind }
@@ -137,21 +162,20 @@ export class RedisJournals implements JournalStore {
    * command each cost more CPU here than the entries' bytes).
    */
   file (partnerId: string, entry: Recorded): void {
-    const batch = this.pending.get(partnerId)
-    if (batch !== undefined) {
-      batch.push(...encode(entry))
-      return
+    let batch = this.pending.get(partnerId)
+    if (batch === undefined) {
+      this.pending.set(partnerId, batch = new Batch())
+      if (this.pending.size === 1) setImmediate(this.flush)
     }
-    this.pending.set(partnerId, encode(entry))
-    if (this.pending.size === 1) setImmediate(this.flush)
+    batch.add(entry)
   }
 
-  private readonly pending = new Map<string, Buffer[]>()
+  private readonly pending = new Map<string, Batch>()
 
   private readonly flush = (): void => {
     const k = this.keys
-    for (const [partnerId, entries] of this.pending) {
-      this.client.sandboxJournalFile(k.journal(partnerId), k.journalHead(partnerId), k.journalSizes(partnerId), k.head(partnerId), this.maxEntries, this.maxBytes, ...entries).then((id) => {
+    for (const [partnerId, batch] of this.pending) {
+      this.client.sandboxJournalFile(k.journal(partnerId), k.journalHead(partnerId), k.journalSizes(partnerId), k.head(partnerId), this.maxEntries, this.maxBytes, ...batch.args).then((id) => {
         this.reached()
         const tail = this.tailed.get(partnerId)
         if (id > 0 && tail !== undefined) this.poll(partnerId, tail)
