@@ -5,7 +5,7 @@ import { clientKey, type Lockout } from './lockout.js'
 import { ROUTES } from './realm.js'
 
 type Body = Record<string, unknown>
-interface StoredRefreshToken { grantId?: string, exp?: number, accountId?: string, clientId?: string, scope?: string }
+interface StoredRefreshToken { grantId?: string, iat?: number, exp?: number, accountId?: string, clientId?: string, scope?: string }
 type FindRefreshToken = (value: string, opts?: { ignoreExpiration?: boolean }) => Promise<StoredRefreshToken | undefined>
 
 /**
@@ -61,6 +61,7 @@ export function keycloakTokenResponses (provider: Provider, tokens: KeycloakToke
 
   provider.use(async (ctx: KoaContextWithOIDC, next) => {
     if (ctx.path !== ROUTES.token || ctx.method !== 'POST') return await next()
+    const received = Math.floor(Date.now() / 1000)
     await next()
     const body = ctx.body as Body | undefined
     if (body === undefined || typeof body !== 'object' || body === null) return
@@ -74,12 +75,12 @@ export function keycloakTokenResponses (provider: Provider, tokens: KeycloakToke
     }
     if (clientId !== undefined) await lockout.succeeded(clientKey(clientId))
     if (ctx.status !== 200 || typeof body.access_token !== 'string') return
-    ctx.body = await keycloakTokenBody(body, findRefreshToken, tokens)
+    ctx.body = await keycloakTokenBody(body, received, findRefreshToken, tokens)
   })
 }
 
-async function keycloakTokenBody (body: Body, findRefreshToken: FindRefreshToken, tokens: KeycloakTokens): Promise<Body> {
-  const now = Math.floor(Date.now() / 1000)
+/** `received`: the second the request arrived, the time the answer's refresh_expires_in counts from. */
+async function keycloakTokenBody (body: Body, received: number, findRefreshToken: FindRefreshToken, tokens: KeycloakTokens): Promise<Body> {
   // the provider's refresh token (on a refresh: the one it was given, not rotated) in a new JWT, as Keycloak answers every grant
   const handle = typeof body.refresh_token === 'string' ? (await tokens.refreshHandle(body.refresh_token)) ?? body.refresh_token : undefined
   const rt = handle === undefined ? undefined : await findRefreshToken(handle)
@@ -92,7 +93,9 @@ async function keycloakTokenBody (body: Body, findRefreshToken: FindRefreshToken
   return JSON.parse(JSON.stringify({
     access_token: body.access_token,
     expires_in: body.expires_in,
-    refresh_expires_in: rt === undefined ? 0 : Math.max(0, rt.exp! - now),
+    // a refresh token issued by this request counts from its own iat: the whole lifetime, as Keycloak answers,
+    // even when the issue crossed a second boundary (it answered 1799 of 1800 on a loaded machine)
+    refresh_expires_in: rt === undefined ? 0 : Math.max(0, rt.exp! - (rt.iat !== undefined && rt.iat >= received ? rt.iat : received)),
     refresh_token: refreshToken,
     token_type: 'Bearer',
     id_token: idToken,
