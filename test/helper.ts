@@ -1,5 +1,4 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto'
-import { createServer } from 'node:net'
 import type { Test } from 'tap'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { Ajv, type ValidateFunction } from 'ajv'
@@ -8,6 +7,7 @@ import { SignJWT, decodeJwt, decodeProtectedHeader, importPKCS8, type JWTHeaderP
 import { loadConfig, type Config } from '../src/config.js'
 import { isHibernateEmail } from '../src/schemas/email-format.js'
 import { buildServer } from '../src/server.js'
+import { freePort } from './ports.js'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -33,17 +33,7 @@ export async function build (t: Test, overrides: Partial<Record<keyof Config, un
 
 const routeOf = new Map<string, string | undefined>()
 
-/** A free TCP port on 127.0.0.1 (the issuer embeds the public URL, so the port is chosen before the app is built). */
-export async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
+export { freePort }
 
 /** The real app listening on 127.0.0.1 over HTTP, its public URL the one clients use; closed when the test ends. */
 export async function listen (t: Test, overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<{ app: FastifyInstance, base: string }> {

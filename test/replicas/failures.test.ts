@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { call, freePort, replicaSkip, startHaproxy, startRedis, startReplicas, token, type Replica } from './harness.js'
 
 /*
@@ -45,13 +45,19 @@ async function messageIds (base: string, tok: string, customerId: string): Promi
   return ids
 }
 
-t.test('a replica killed with SIGKILL under load loses no acknowledged write; the others keep serving; restarted, it serves everything at once', { skip }, async (t) => {
+/** Three replicas on one Redis behind HAProxy, a token of partner-a and one of its customers. */
+async function threeBehindHaproxy (t: Test): Promise<{ replicas: Replica[], lb: { base: string }, tok: string, customerId: string }> {
   const redis = await startRedis(t)
   const lbPort = await freePort()
   const replicas = await startReplicas(t, 3, { redisUrl: redis.url, publicUrl: `http://127.0.0.1:${lbPort}` })
   const lb = await startHaproxy(t, lbPort, replicas)
   const tok = await token(lb.base)
   const customerId = (await call(lb.base, tok, 'GET', '/api/customers?page=0&size=1')).json.customers[0].customerId as string
+  return { replicas, lb, tok, customerId }
+}
+
+t.test('a replica killed with SIGKILL under load loses no acknowledged write; the others keep serving; restarted, it serves everything at once', { skip }, async (t) => {
+  const { replicas, lb, tok, customerId } = await threeBehindHaproxy(t)
 
   // the writers talk to the doomed replica directly, so that it has writes in flight when it dies
   const direct = load(replicas[1].base, tok, customerId, 8, 0)
@@ -80,12 +86,7 @@ t.test('a replica killed with SIGKILL under load loses no acknowledged write; th
 })
 
 t.test('a rolling restart (SIGTERM each replica in turn, under load, behind HAProxy) fails no request', { skip }, async (t) => {
-  const redis = await startRedis(t)
-  const lbPort = await freePort()
-  const replicas = await startReplicas(t, 3, { redisUrl: redis.url, publicUrl: `http://127.0.0.1:${lbPort}` })
-  const lb = await startHaproxy(t, lbPort, replicas)
-  const tok = await token(lb.base)
-  const customerId = (await call(lb.base, tok, 'GET', '/api/customers?page=0&size=1')).json.customers[0].customerId as string
+  const { replicas, lb, tok, customerId } = await threeBehindHaproxy(t)
   const running = load(lb.base, tok, customerId, 6, 6)
   await sleep(500)
   for (const r of replicas) {
