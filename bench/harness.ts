@@ -231,7 +231,12 @@ export interface Measured {
   /** CPU time of the server process per 2xx answer, in microseconds (the figure least moved by other load). */
   cpuUsPerRequest: number
   statusCodes: Record<string, number>
-  rounds: Array<{ rps: number, ok: number, seconds: number, after: number }>
+  /**
+   * Resident memory under load: the largest RSS of the server read the moment each of its measured rounds
+   * ended, so that every contender is read at the same point of its own load (see compare).
+   */
+  rssUnderLoadMb: number
+  rounds: Array<{ rps: number, ok: number, seconds: number, after: number, rssMb: number }>
 }
 
 export interface Contender {
@@ -273,6 +278,7 @@ export async function compare (label: string, contenders: Contender[], connectio
   const raw = new Map<string, autocannon.RawResult[]>(contenders.map((c) => [c.key, []]))
   const cpu = new Map<string, number>(contenders.map((c) => [c.key, 0]))
   const after = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
+  const rss = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
   for (let r = 0; r < ROUNDS; r++) {
     const order = roundOrder(contenders, r)
     for (const c of order) {
@@ -284,6 +290,7 @@ export async function compare (label: string, contenders: Contender[], connectio
       const before = c.server.cpuSeconds()
       const result = await autocannon({ ...options, connections, duration: DURATION / ROUNDS, skipAggregateResult: true })
       cpu.set(c.key, cpu.get(c.key)! + c.server.cpuSeconds() - before)
+      rss.get(c.key)!.push(c.server.rssMb())
       raw.get(c.key)!.push(result)
       after.get(c.key)!.push(c.after?.() ?? Number.NaN)
       say(`${label}: round ${r + 1}/${ROUNDS} ${c.key}: ${Math.round(result['2xx'] / result.duration)} req/s` +
@@ -308,7 +315,8 @@ export async function compare (label: string, contenders: Contender[], connectio
       latencyMs: { p50: merged.latency.p50, p90: merged.latency.p90, p99: merged.latency.p99, max: merged.latency.max, average: merged.latency.average },
       cpuUsPerRequest: ok > 0 ? cpu.get(c.key)! * 1e6 / ok : Number.NaN,
       statusCodes,
-      rounds: runs.map((x, i) => ({ rps: x['2xx'] / x.duration, ok: x['2xx'], seconds: x.duration, after: after.get(c.key)![i] }))
+      rssUnderLoadMb: Math.max(...rss.get(c.key)!),
+      rounds: runs.map((x, i) => ({ rps: x['2xx'] / x.duration, ok: x['2xx'], seconds: x.duration, after: after.get(c.key)![i], rssMb: rss.get(c.key)![i] }))
     }
   }
   return out

@@ -34,6 +34,8 @@ const STRICT = process.env.BENCH_STRICT === '1'
 // issue 14's goals: W1 and W2 against bare Fastify, W2 with a data dir against bare Fastify's W2, a create's
 // p99 on the large partner against the default one, cold start against bare Fastify's, many partners
 const TARGETS = { w1: 0.7, w2: 0.6, w2Disk: 0.5, resetMs: 50, largeP99: 2, start: 1.5, tokenAfterMs: 500, partnersMb: 1024, restartMs: 10_000 }
+// issue 27's: the in-memory sandbox's W2 p99 and resident memory under W2 load against bare Fastify's
+const TARGETS_27 = { w2P99: 1.5, w2Rss: 1.5 }
 /** A page of agent 1001's customers (the paging-depth figure, on the large scenario). */
 async function customerPage (server: Server, page: number): Promise<autocannon.Options> {
   return { url: `${server.base}/api/customers?page=${page}&size=${PAGE_SIZE}`, headers: await apiHeaders(server) }
@@ -201,7 +203,9 @@ async function main (): Promise<void> {
       w1Quiet: w1.sandboxQuiet.rps / w1.baseline.rps,
       w2Quiet: w2.sandboxQuiet.rps / w2.baseline.rps,
       w1OfBatched: w1.sandbox.rps / w1.baselineBatched.rps,
-      w2OfBatched: w2.sandbox.rps / w2.baselineBatched.rps
+      w2OfBatched: w2.sandbox.rps / w2.baselineBatched.rps,
+      w2P99: w2.sandbox.latencyMs.p99 / w2.baseline.latencyMs.p99,
+      w2Rss: w2.sandbox.rssUnderLoadMb / w2.baseline.rssUnderLoadMb
     }
     const met = {
       w1: ratios.w1 >= TARGETS.w1,
@@ -213,7 +217,9 @@ async function main (): Promise<void> {
       partnersMemory: partners.rssBeforeMb + partners.mbPerPartner * 5000 <= TARGETS.partnersMb,
       partnersRestart: partners.restartToAllServedMs <= TARGETS.restartMs,
       resetMemory: resetMemory.medianMs < TARGETS.resetMs,
-      resetDisk: resetDisk.medianMs < TARGETS.resetMs
+      resetDisk: resetDisk.medianMs < TARGETS.resetMs,
+      w2P99: ratios.w2P99 <= TARGETS_27.w2P99,
+      w2Rss: ratios.w2Rss <= TARGETS_27.w2Rss
     }
     const load1 = loadavg()
     const logLevel = LOG_LEVEL ?? `${PRODUCT_LOG_LEVEL} (the product default; stdout to /dev/null)`
@@ -263,6 +269,8 @@ async function main (): Promise<void> {
       ['Start-up to first 200 on /health, baseline (tsx) ms (CPU ms)', `${fmt(baseline.startupMs)} (${fmt(baseline.startupCpuMs)})`, ''],
       ['RSS idle MB: sandbox memory / sandbox disk / baseline', `${fmt(idleRss.sandboxMemory)} / ${fmt(idleRss.sandboxDisk)} / ${fmt(idleRss.baseline)}`, ''],
       ['RSS after load MB: sandbox memory / sandbox disk / baseline', `${fmt(loadedRss.sandboxMemory)} / ${fmt(loadedRss.sandboxDisk)} / ${fmt(loadedRss.baseline)}`, ''],
+      ['RSS under W1 load MB (largest at the end of a measured round): sandbox / baseline', `${fmt(w1.sandbox.rssUnderLoadMb)} / ${fmt(w1.baseline.rssUnderLoadMb)}`, ''],
+      ['RSS under W2 load MB (the same): sandbox memory / sandbox disk / baseline', `${fmt(w2.sandbox.rssUnderLoadMb)} / ${fmt(w2.sandboxDisk.rssUnderLoadMb)} / ${fmt(w2.baseline.rssUnderLoadMb)}`, ''],
       ['RSS at the end MB (after resets; disk sandbox restarted)', `${fmt(finalRss.sandboxMemory)} / ${fmt(finalRss.sandboxDisk)} / ${fmt(finalRss.baseline)}`, '']
     ]))
     lines.push('')
@@ -278,6 +286,13 @@ async function main (): Promise<void> {
       [`${fmt(partners.count)} partners (default scenario, data dir): RSS MB, MB per partner`, `${fmt(partners.rssAfterMb)}, ${fmt(partners.mbPerPartner, 3)}`, '', `${fmt(partners.rssBeforeMb + partners.mbPerPartner * 5000)} MB at 5,000`, `<=1 GB ${verdict(met.partnersMemory)}`],
       ['restart until every partner is served ms (to /health)', `${fmt(partners.restartToAllServedMs)} (${fmt(partners.restartToHealthMs)})`, '', `data dir ${fmt(partners.diskMb)} MB`, `<=10 s ${verdict(met.partnersRestart)}`]
     ]))
+    lines.push('')
+    lines.push('Issue 27 figures, W2 in memory beside bare Fastify and the goal:')
+    lines.push(table([
+      ['Figure', 'sandbox', 'bare Fastify', 'result', 'goal'],
+      ['W2 p99 ms', fmt(w2.sandbox.latencyMs.p99, 1), fmt(w2.baseline.latencyMs.p99, 1), `${fmt(ratios.w2P99, 2)}x`, `<=1.5x ${verdict(met.w2P99)}`],
+      ['RSS under W2 load MB (largest at the end of a measured round)', fmt(w2.sandbox.rssUnderLoadMb), fmt(w2.baseline.rssUnderLoadMb), `${fmt(ratios.w2Rss, 2)}x`, `<=1.5x ${verdict(met.w2Rss)}`]
+    ]))
     const problems = [bad(w1.sandbox), bad(w1.baseline), bad(w1.sandboxQuiet), bad(w1.baselineBatched), bad(w2.sandbox), bad(w2.baseline), bad(w2.sandboxDisk), bad(w2.sandboxQuiet), bad(w2.baselineBatched), bad(largeW2), bad(paging.first), bad(paging.deep)].filter((x) => x !== '')
     if (tokens.non2xx + tokens.errors > 0) problems.push(`  !! token endpoint: non-2xx ${tokens.non2xx}, errors ${tokens.errors}`)
     if (problems.length > 0) lines.push('', 'Failed requests (not counted in req/s):', ...problems)
@@ -292,7 +307,7 @@ async function main (): Promise<void> {
       cpuModel: cpus()[0]?.model,
       loadAverage: { before: load0, after: load1 },
       settings: { durationSeconds: DURATION, rounds: ROUNDS, warmupSeconds: WARMUP, connections: CONNECTIONS, logLevel: LOG_LEVEL ?? PRODUCT_LOG_LEVEL, cpuProfile: CPU_PROF },
-      targets: TARGETS,
+      targets: { ...TARGETS, ...TARGETS_27 },
       w1: { path: W1_PATH, ...w1, ratio: ratios.w1, cpuRatio: ratios.w1Cpu, quietRatio: ratios.w1Quiet, ofBatchedBaseline: ratios.w1OfBatched },
       w2: { path: W2_PATH, ...w2, ratio: ratios.w2, cpuRatio: ratios.w2Cpu, diskRatio: ratios.w2Disk, quietRatio: ratios.w2Quiet, ofBatchedBaseline: ratios.w2OfBatched },
       quietLogLevel: QUIET_LOG_LEVEL,

@@ -1,9 +1,9 @@
 import net from 'node:net'
-import { setFlagsFromString } from 'node:v8'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions } from './app.js'
 import type { Config } from './config.js'
+import { capYoungGeneration, servingHeap } from './heap.js'
 
 /** Builds the app on a new Fastify instance (also what the tests do, adding their own hooks first). */
 export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
@@ -22,24 +22,13 @@ export async function buildServer (config: Config, prepare: (fastify: FastifyIns
 const IDLE_GRACE_MS = 250
 
 /**
- * V8 allocates in the old generation straight away ("pretenures") where most of what a place in the code
- * allocated survived its first collections. A process that starts lean (the shipped data is checked by the
- * build, not at start) meets its first load with a small young generation, in which every request's objects
- * survive: V8 then pretenured per-request objects for good, and such a process served W1 and W2 a third
- * slower than its twins, in every full bench run of 2026-11-23 (bench/run.ts, its in-memory sandbox:
- * 51 / 70 us of CPU per request against 28-31 / 45-50). Switched off once the data are loaded (the load
- * itself keeps it), requests are served at the same cost whatever the first load was like.
- */
-function servingHeap (): void {
-  setFlagsFromString('--no-allocation-site-pretenuring')
-}
-
-/**
  * Starts the sandbox and stops it gracefully on SIGTERM/SIGINT: not ready any more, serving on for the drain
  * time (SANDBOX_SHUTDOWN_DRAIN: a load balancer sees /ready fail and sends no more), then stop accepting, let
  * in-flight requests finish, flush the store, exit 0 (or 1 if that takes longer than the shutdown timeout).
  */
 export async function start (config: Config, banner: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
+  // before the data are loaded: the load's records survive as a run of creates' do
+  capYoungGeneration()
   const fastify = await buildServer(config)
   let stopping = false
   const stop = (signal: string): void => {

@@ -51,6 +51,11 @@ t.test('the built command loads the bundle, not the compiled modules, and serves
   const ours = loads().filter((url) => url.startsWith(dist)).map((url) => url.slice(dist.length))
   t.ok(ours.includes('bundle.js') && ours.some((f) => /^bundle-server-.+\.js$/.test(f)), `the bundle and its server chunk are loaded (${ours.join(', ')})`)
   t.same(ours.filter((f) => f !== 'cli.js' && !/^bundle(-.+)?\.js$/.test(f)), [], 'no compiled module of dist/ besides cli.js')
+  // V8 keeps a script's source for the life of the process, at two bytes a character unless it is all ASCII
+  for (const f of ours.filter((f) => /^bundle(-.+)?\.js$/.test(f))) {
+    const text = readFileSync(join(ROOT, 'dist', f), 'latin1')
+    t.equal(/[\u0080-\uffff]/.exec(text)?.index, undefined, `${f} is ASCII (one byte a character in the heap)`)
+  }
 })
 
 // node's own options and a module loaded before the command. The first SIGUSR2 runs a full garbage collection

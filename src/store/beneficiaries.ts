@@ -33,9 +33,11 @@ export function buildBeneficiary (agent: AgentStore, ref: Reference, customerId:
 export const beneficiaryChanges = {
   'beneficiaries.create' ({ world, partner, agent }: ChangeContext, a: { agentId: string, customerId: string, req: BeneficiaryCreateRequest }): StoredBeneficiary {
     const store = agent(a.agentId)
-    if (store.customer(a.customerId) === undefined) throw notFound('Customer', a.customerId)
+    const customer = store.customer(a.customerId)
+    if (customer === undefined) throw notFound('Customer', a.customerId)
     world.ensureRoom(partner, 1)
-    const beneficiary = buildBeneficiary(store, world.reference, a.customerId, a.req)
+    // the customer's own id string, as for messages (store/messages.ts)
+    const beneficiary = buildBeneficiary(store, world.reference, customer.customerId, a.req)
     store.addBeneficiary(beneficiary)
     return beneficiary
   }

@@ -14,9 +14,11 @@ export function buildMessage (agent: AgentStore, customerId: string, req: Custom
 export const messageChanges = {
   'messages.create' ({ world, partner, now, agent }: ChangeContext, a: { agentId: string, customerId: string, req: CustomerMessageRequest }): StoredMessage {
     const store = agent(a.agentId)
-    if (store.customer(a.customerId) === undefined) throw notFound('Customer', a.customerId)
+    const customer = store.customer(a.customerId)
+    if (customer === undefined) throw notFound('Customer', a.customerId)
     world.ensureRoom(partner, 1)
-    const message = buildMessage(store, a.customerId, a.req, localDateTimeSast(now))
+    // the customer's own id string: the request's is a slice of its URL, which every stored message kept alive
+    const message = buildMessage(store, customer.customerId, a.req, localDateTimeSast(now))
     store.addMessage(message)
     return message
   }

@@ -22,4 +22,6 @@ t.test('secret header values are gone from both kinds of head, everything else s
   t.equal(response, 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nSet-Cookie: [REDACTED]\r\nset-cookie: [REDACTED]\r\nx-request-id: r-1\r\n\r\n')
   t.same(REQUEST[3], 'Bearer eyJ.secret.token', 'the head as received is left as it is (a copy is redacted)')
   t.same(entryOf(recorded(request, response)), entryOf(recorded(REQUEST, RESPONSE)), 'a reader sees the same entry')
+  const plain = ['Host', 'sandbox', 'X-Request-Id', 'r-1']
+  t.equal(headWithoutSecrets(plain), plain, 'a request head without secrets is kept as it is, not copied')
 })

@@ -1,0 +1,60 @@
+import { PerformanceObserver } from 'node:perf_hooks'
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
+
+/**
+ * The most V8's young generation (its new space: two semi-spaces) may grow to, in bytes: what bare Fastify's
+ * settles at under the bench's loads (8 MB semi-spaces). V8 doubles the new space each time the bytes that
+ * survived its collections since the last growth add up to its size, up to 128 MB on Node 24 (32 MB on
+ * Node 22). Every create the sandbox stores survives, so under a run of writes it grew to the most within
+ * seconds: resident memory that bare Fastify never took, and collections that each copied the survivors of a
+ * 64 MB semi-space (W2 on Node 24, 50 connections, --trace-gc-nvp: 1.5 MB survived each scavenge, median
+ * pause 9-11 ms where bare Fastify's took about 1 ms, which made the sandbox's p99; docs/benchmarks.md).
+ */
+export const YOUNG_GENERATION_BYTES = 16 * 1024 * 1024
+
+const GROWTH_FACTOR = 2
+
+function newSpaceBytes (): number {
+  for (const space of getHeapSpaceStatistics()) if (space.space_name === 'new_space') return space.space_size
+  return 0
+}
+
+/** An operator who set V8's young generation flags on the command line or in NODE_OPTIONS keeps them. */
+function youngGenerationFlagsGiven (): boolean {
+  return /semi-space/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)
+}
+
+/**
+ * Keeps the young generation at most `limit` bytes for the life of the process. The size V8 may grow it to
+ * is fixed when the process starts (--max-semi-space-size, a flag the sandbox cannot give itself when run as
+ * `node dist/cli.js`), but the factor it grows by is read at every growth: after each collection, growth is
+ * allowed (V8's factor, 2) while the new space is below the limit and stopped (factor 1) once it is there.
+ * The observer runs between turns of the event loop, so collections within one long synchronous task could
+ * grow it a doubling past the limit before it is stopped (the start's data load did not: 16 MB after it, and
+ * under W2). V8 may still shrink it when allocation slows; it grows back to the limit under the next load.
+ */
+export function capYoungGeneration (limit = YOUNG_GENERATION_BYTES): void {
+  if (youngGenerationFlagsGiven()) return
+  let factor = 0
+  const steer = (): void => {
+    const next = newSpaceBytes() < limit ? GROWTH_FACTOR : 1
+    if (next === factor) return
+    factor = next
+    setFlagsFromString(`--semi-space-growth-factor=${next}`)
+  }
+  new PerformanceObserver(steer).observe({ entryTypes: ['gc'] })
+  steer()
+}
+
+/**
+ * V8 allocates in the old generation straight away ("pretenures") where most of what a place in the code
+ * allocated survived its first collections. A process that starts lean (the shipped data is checked by the
+ * build, not at start) meets its first load with a small young generation, in which every request's objects
+ * survive: V8 then pretenured per-request objects for good, and such a process served W1 and W2 a third
+ * slower than its twins, in every full bench run of 2026-11-23 (bench/run.ts, its in-memory sandbox:
+ * 51 / 70 us of CPU per request against 28-31 / 45-50). Switched off once the data are loaded (the load
+ * itself keeps it), requests are served at the same cost whatever the first load was like.
+ */
+export function servingHeap (): void {
+  setFlagsFromString('--no-allocation-site-pretenuring')
+}
