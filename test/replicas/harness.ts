@@ -25,9 +25,11 @@ function has (tool: string): boolean {
 
 /**
  * false when the replica tests can run here, else why not: the tests pass it as tap's `skip`. Where they must
- * run (SANDBOX_REPLICA_TESTS=required, as .ci/run sets it) a missing tool is an error instead.
+ * run (SANDBOX_REPLICA_TESTS=required, as .ci/run sets it) a missing tool is an error instead;
+ * SANDBOX_REPLICA_TESTS=skip skips them (.ci/run, on the Node lines older than the image's).
  */
 export function replicaSkip (): string | false {
+  if (process.env.SANDBOX_REPLICA_TESTS === 'skip') return 'SANDBOX_REPLICA_TESTS=skip: the replica tests run on another Node line'
   const missing = TOOLS.filter((tool) => !has(tool))
   if (missing.length === 0) return false
   const message = `the replica tests need ${missing.join(', ')} (Debian: apt-get install redis-server haproxy)`
@@ -185,11 +187,10 @@ export async function startReplica (t: Test, opts: ReplicaOptions): Promise<Repl
   return replica
 }
 
-/** n replicas on one Redis, started one after another (the first builds the start scenario's partners). */
+/** n replicas on one Redis: the first (which builds the start scenario's partners), then the others together. */
 export async function startReplicas (t: Test, n: number, opts: ReplicaOptions): Promise<Replica[]> {
-  const out: Replica[] = []
-  for (let i = 0; i < n; i++) out.push(await startReplica(t, opts))
-  return out
+  const first = await startReplica(t, opts)
+  return [first, ...await Promise.all(Array.from({ length: n - 1 }, async () => await startReplica(t, opts)))]
 }
 
 /**
