@@ -72,6 +72,15 @@ export function healthStatus (port: number): Promise<number> {
 }
 
 /** A server under test: a child process of its own, on a free loopback port. */
+/** Resident set size of a process in MB (Linux /proc, else ps). */
+export function rssMbOf (pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    if (m !== null) return Number(m[1]) / 1024
+  } catch { /* not Linux */ }
+  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024
+}
+
 export class Server {
   stderr = ''
   exited: number | null | undefined
@@ -108,13 +117,9 @@ export class Server {
     return server
   }
 
-  /** Resident set size in MB (Linux /proc, else ps). */
+  /** Resident set size in MB. */
   rssMb (): number {
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'))
-      if (m !== null) return Number(m[1]) / 1024
-    } catch { /* not Linux */ }
-    return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(this.pid)], { encoding: 'utf8' }).trim()) / 1024
+    return rssMbOf(this.pid)
   }
 
   /** CPU seconds (user + system) the process has used so far; NaN where /proc is missing. */

@@ -11,7 +11,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLK_TCK, CONNECTIONS, DURATION, RESULTS, compare, fmt, freePort, once, pause, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, type Server } from './harness.js'
+import { CLK_TCK, CONNECTIONS, DURATION, RESULTS, compare, fmt, freePort, once, pause, pct, reset, rssMbOf, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, type Server } from './harness.js'
 
 const TARGETS = { w1OfMemory: 0.5, w2OfMemory: 0.4, twoOfOne: 1.5 }
 const has = (tool: string): boolean => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0
@@ -51,7 +51,7 @@ async function startHaproxy (dir: string, port: number, backends: Server[]): Pro
 
 /** A Server-shaped target for the load balancer (compare() reads its CPU: HAProxy's own). */
 function balancer (name: string, port: number, child: ChildProcess): Server {
-  return { name, port, base: `http://127.0.0.1:${port}`, pid: child.pid!, cpuSeconds: () => cpuOf(child.pid!) } as unknown as Server
+  return { name, port, base: `http://127.0.0.1:${port}`, pid: child.pid!, cpuSeconds: () => cpuOf(child.pid!), rssMb: () => rssMbOf(child.pid!) } as unknown as Server
 }
 
 if (!has('redis-server') || !has('haproxy')) {
