@@ -116,6 +116,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     lockoutFailures: config.lockoutFailures,
     lockoutSeconds: config.lockoutSeconds,
     tokenRateLimit: config.tokenRateLimit,
+    faults: { rules: fastify.repos.sandboxState, holdMs: config.faultHold },
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })

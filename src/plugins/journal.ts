@@ -27,6 +27,8 @@ declare module 'fastify' {
     sentBody: unknown
     /** Not journaled: the console's own calls, or already recorded. */
     unjournaled: boolean
+    /** The partner a token request is made for, when the token endpoint's fault step found it (faults/token-endpoint.ts). */
+    tokenPartner: string | null
   }
 }
 
@@ -151,6 +153,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
   fastify.decorateRequest('rawBody', null)
   fastify.decorateRequest('sentBody', null)
   fastify.decorateRequest('unjournaled', false)
+  fastify.decorateRequest('tokenPartner', null)
   if (journals.maxEntries === 0) {
     fastify.decorate('journalFile', () => {})
     return
@@ -208,7 +211,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     const partnerId = request.token?.clientId
     if (partnerId !== undefined) return record(request, reply, partnerId, status, route.url)
     if (isTokenPath(request.originalUrl)) {
-      const client = tokenClient(request, text(request.sentBody), world)
+      const client = request.tokenPartner ?? tokenClient(request, text(request.sentBody), world)
       if (client !== undefined) record(request, reply, client, status, route.url)
       return
     }

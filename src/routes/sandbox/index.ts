@@ -17,6 +17,7 @@ import partner from './partner.js'
 import state from './state.js'
 import requests from './requests.js'
 import snapshots from './snapshots.js'
+import tokens from './tokens.js'
 
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
 export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string, publicUrl: string, version: string }): Promise<void> {
@@ -47,5 +48,6 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   await fastify.register(state)
   await fastify.register(requests, { publicUrl: opts.publicUrl, version: opts.version })
   await fastify.register(snapshots)
+  await fastify.register(tokens)
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }
