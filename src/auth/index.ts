@@ -124,7 +124,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       if (basePath !== '') req.originalUrl = `${basePath}${req.originalUrl ?? ''}`
       const answer = (handle: NonNullable<typeof callback>): void => {
         context!.answer(res)
-        // a token request whose form the fault step read is read again from a copy
+        // a token request whose form the fault step read is read again from what it kept
         handle(providerRequest(req), res)
       }
       if (callback !== undefined) return answer(callback)

@@ -15,41 +15,53 @@ import { FaultHolds, headerFault, injectedError, ruleFault, type AppliedFault } 
  * (another partner's tokens keep working), so that a partner can see its client survive an outage of the
  * identity provider. The requester is the client of a right Basic header or client_secret_post form, or a
  * public client of the partner; for a form the body is read here first and handed on to the provider as it
- * came (providerRequest). `after` faults let the provider answer, then replace, delay or drop its answer.
+ * came (providerRequest).
+ * `after` faults let the provider answer, then replace, delay or drop its answer.
  */
 
 // the provider's own limit of a token request's body (oidc-provider's selective_body)
 const FORM_LIMIT = 56 * 1024
+
 const BODY = Symbol('sandbox.tokenRequestBody')
 
 type ReadRequest = IncomingMessage & { [BODY]?: Buffer }
 
 /**
- * The request the provider reads: for a request whose form was read here, a copy that reads that form again
- * (everything else of the request, headers, socket and URL, is the request's own), else the request itself.
+ * The request the provider reads: for a request whose form was read here, one that reads that form again
+ * (oidc-provider reads a body with iterator(); everything else, headers, socket and URL, is the request's own),
+ * else the request itself.
  */
 export function providerRequest (req: IncomingMessage): IncomingMessage {
   const body = (req as ReadRequest)[BODY]
   if (body === undefined) return req
-  const copy = Object.create(req) as IncomingMessage
-  // a stream state of its own (the request's own is at its end)
-  ;(Readable as unknown as { call: (self: unknown) => void }).call(copy)
-  copy._read = () => {}
-  copy.push(body)
-  copy.push(null)
-  return copy
+  const again = Readable.from([body])
+  return Object.create(req, {
+    readable: { value: true },
+    readableEncoding: { value: null },
+    iterator: { value: again.iterator.bind(again) },
+    [Symbol.asyncIterator]: { value: again[Symbol.asyncIterator].bind(again) }
+  }) as IncomingMessage
 }
 
 async function readForm (request: FastifyRequest): Promise<URLSearchParams> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > FORM_LIMIT) throw new SandboxError('SANDBOX_ERR_BODY_TOO_LARGE', `A token request's body may have at most ${FORM_LIMIT} bytes`)
-    chunks.push(chunk)
-  }
-  const body = Buffer.concat(chunks, size)
-  ;(request.raw as ReadRequest)[BODY] = body
+  const raw = request.raw as ReadRequest
+  const body = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const fail = (err: Error): void => { raw.off('data', take); raw.off('end', done); raw.off('error', fail); reject(err) }
+    const take = (chunk: Buffer): void => {
+      size += chunk.length
+      if (size > FORM_LIMIT) {
+        raw.pause()
+        fail(new SandboxError('SANDBOX_ERR_BODY_TOO_LARGE', `A token request's body may have at most ${FORM_LIMIT} bytes`))
+      } else chunks.push(chunk)
+    }
+    const done = (): void => { raw.off('data', take); raw.off('error', fail); resolve(Buffer.concat(chunks, size)) }
+    raw.on('data', take)
+    raw.once('end', done)
+    raw.once('error', fail)
+  })
+  raw[BODY] = body
   return new URLSearchParams(body.toString('utf8'))
 }
 
@@ -124,7 +136,10 @@ export class TokenEndpointFaults {
     raw.setHeader('sandbox-fault-applied', applied.label)
     if (fault.latencyMs !== undefined) await this.holds.wait(fault.latencyMs)
     if (fault.reset || fault.timeout) return await this.holds.drop(request, reply, applied)
-    if (fault.status === undefined) return void end(...args)
+    if (fault.status === undefined) {
+      end(...args)
+      return
+    }
     const err = injectedError(fault.status, applied)
     raw.statusCode = fault.status
     raw.removeHeader('content-length')
