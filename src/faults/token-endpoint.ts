@@ -124,7 +124,10 @@ export class TokenEndpointFaults {
     raw.setHeader('sandbox-fault-applied', applied.label)
     if (fault.latencyMs !== undefined) await this.holds.wait(fault.latencyMs)
     if (fault.reset || fault.timeout) return await this.holds.drop(request, reply, applied)
-    if (fault.status === undefined) return void end(...args)
+    if (fault.status === undefined) {
+      end(...args)
+      return
+    }
     const err = injectedError(fault.status, applied)
     raw.statusCode = fault.status
     raw.removeHeader('content-length')
