@@ -140,6 +140,6 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0 })
   })
 }
