@@ -115,6 +115,8 @@ async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo
   const afterOperation: onSendHookHandler = (request, reply, payload, done) => {
     const applied = request.fault
     if (applied === null || !applied.fault.after) return done(null, payload)
+    // what the operation answered, before the fault replaces it: the advisor tells a create that made its record (decorated by the journal)
+    request.operationStatus = reply.statusCode
     replaceAnswer(request, reply, applied, payload).then((p) => done(null, p), done)
   }
 

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import { basicClient } from '../auth/clients.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
+import { observationOf, type Observer } from '../advisor/observer.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
 import { pathOf } from '../path-patterns.js'
 import { REDACTED, SECRET_HEADERS, bodyText, type JournalStore, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
@@ -138,6 +139,8 @@ export interface JournalOptions {
   journals: JournalStore
   world: World
   verifier: () => TokenVerifier
+  /** Called with every entry filed, and what the entry alone does not keep (advisor/observer.ts). */
+  observers?: Observer[]
 }
 
 /**
@@ -149,11 +152,13 @@ export interface JournalOptions {
  */
 async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): Promise<void> {
   const { journals, world, verifier } = opts
+  const observers = opts.observers ?? []
   fastify.decorate('journals', journals)
   fastify.decorateRequest('rawBody', null)
   fastify.decorateRequest('sentBody', null)
   fastify.decorateRequest('unjournaled', false)
   fastify.decorateRequest('tokenPartner', null)
+  fastify.decorateRequest('operationStatus', 0)
   if (journals.maxEntries === 0) {
     fastify.decorate('journalFile', () => {})
     return
@@ -182,7 +187,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     const agent = request.tenant?.agentId ?? request.headers['agent-id']
     const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
     const sent = text(request.sentBody)
-    journals.file(partnerId, {
+    const entry: Recorded = {
       // given by the store
       id: 0,
       requestId: request.id,
@@ -198,7 +203,11 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       requestBody: keep(body),
       responseHead: responseHead(reply),
       responseBody: keep(token ? withoutTokens(sent) : sent)
-    })
+    }
+    journals.file(partnerId, entry)
+    if (observers.length === 0) return
+    const observation = observationOf(partnerId, entry, request, reply)
+    for (const observe of observers) observe(observation)
   }
 
   /** Files a finished (or dropped: status 0) request under the partner it can be attributed to, if any. */

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { ADVICE_CODES } from '../advisor/advice.js'
 
-/* Requests and answers of "Is my integration ready?" (issue 29): the token controls its checklist needs. */
+/* Requests and answers of "Is my integration ready?" (issue 29): the advisor's findings, the token controls its checklist needs. */
 
 export const TokenExpiryRequest = Type.Object({
   refresh: Type.Optional(Type.Boolean({ default: false, description: 'Expire the refresh tokens issued so far too: the client must sign in again (a new grant) instead of refreshing', examples: [true] }))
@@ -12,4 +13,34 @@ export const TokenExpiry = Type.Object({
   refresh: Type.Boolean({ description: 'Refresh tokens are expired too' })
 }, { $id: 'SandboxTokenExpiry', title: 'SandboxTokenExpiry' })
 
-export const ADVICE_SCHEMAS = [TokenExpiryRequest, TokenExpiry]
+const EXAMPLE_FINDING = {
+  code: 'RETRY_AFTER_IGNORED',
+  severity: 'error',
+  title: 'Requests sent before Retry-After had passed',
+  count: 3,
+  firstSeen: '2026-03-02T10:15:04.120Z',
+  lastSeen: '2026-03-02T10:15:06.480Z',
+  examples: ['7d9a4c1e-5b2f-4e08-9c61-3f0a2b8d4e11', 'req-42'],
+  advice: 'After a 429 or 503 with Retry-After, send nothing to that endpoint before the seconds (or the date) it gives have passed; the bank refuses those requests anyway and may lengthen the wait.',
+  docs: 'docs/advisor.md#retry_after_ignored'
+}
+
+export const AdviceFinding = Type.Object({
+  code: Type.Union(ADVICE_CODES.map((c) => Type.Literal(c)), { description: 'What the client does wrong; a contract (docs/advisor.md lists them)' }),
+  severity: Type.Union([Type.Literal('error'), Type.Literal('warning'), Type.Literal('info')], { description: 'error: breaks or harms in production; warning: works, but costs or will stop working; info: worth knowing' }),
+  title: Type.String({ description: 'The finding in a line' }),
+  count: Type.Integer({ minimum: 1, description: 'Requests that showed it since the advice was last cleared' }),
+  firstSeen: Type.String({ format: 'date-time', description: 'Arrival of the first of them' }),
+  lastSeen: Type.String({ format: 'date-time', description: 'Arrival of the latest' }),
+  examples: Type.Array(Type.String(), { maxItems: 5, description: 'Request ids (X-Request-Id) of the latest of them, newest first: GET /__sandbox/requests/{id} shows each while the journal holds it' }),
+  advice: Type.String({ description: 'What to change' }),
+  docs: Type.String({ description: 'Where the finding is explained: a section of docs/advisor.md' })
+}, { $id: 'SandboxAdviceFinding', title: 'SandboxAdviceFinding', additionalProperties: false, examples: [EXAMPLE_FINDING] })
+
+export const Advice = Type.Object({
+  observing: Type.Boolean({ description: 'false while the request journal is off (SANDBOX_JOURNAL_SIZE=0): the advisor judges the requests it journals, none then' }),
+  requests: Type.Integer({ minimum: 0, description: "The partner's requests judged since the advice was last cleared (a reset or DELETE /__sandbox/advice); the control API's are not judged" }),
+  findings: Type.Array(Type.Ref(AdviceFinding), { description: 'Errors first, then warnings and infos, each group latest first; empty for a client that does nothing wrong' })
+}, { $id: 'SandboxAdvice', title: 'SandboxAdvice', additionalProperties: false, examples: [{ observing: true, requests: 214, findings: [EXAMPLE_FINDING] }] })
+
+export const ADVICE_SCHEMAS = [TokenExpiryRequest, TokenExpiry, AdviceFinding, Advice]
