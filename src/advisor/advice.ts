@@ -109,7 +109,7 @@ const MAX_ERRORS = 64
 const EXAMPLES = 5
 
 const failedAnswer = (status: number): boolean => status === 0 || status === 429 || status >= 500
-const unclearAnswer = (d: Digest): boolean => d.status === 0 || d.status === 502 || d.status === 503 || d.status === 504 || d.afterFault
+export const unclearAnswer = (d: Digest): boolean => d.status === 0 || d.status === 502 || d.status === 503 || d.status === 504 || d.afterFault
 
 function note (state: AdviceState, code: AdviceCode, d: Digest): void {
   const seen = state.seen[code] ??= { count: 0, firstSeen: d.at, lastSeen: d.at, examples: [] }

@@ -44,6 +44,8 @@ export interface Digest {
   refusedToken: string | null
   /** For a 400: the rule broken (error code and the fields with their rules), else null. */
   rule: string | null
+  /** A page of a list read (a 2xx GET whose answer has page info): the list (URL without page), page number, last. */
+  page: { list: string, number: number, last: boolean } | null
 }
 
 const areaOf = (route: string | null, url: string): Area =>
@@ -61,6 +63,23 @@ function ruleOf (errorCode: string | null, body: string | null): string {
     } catch {}
   }
   return `${errorCode ?? '400'} ${fields}`
+}
+
+/**
+ * The page a 2xx GET answered, from the answer's page info (spec 2.1: it follows the items, so it is looked for
+ * from the end; an answer the journal cut at 64 KiB has none here). The list is the URL without its page.
+ */
+function pageOf (method: string, status: number, url: string, answer: string | null): Digest['page'] {
+  if (method !== 'GET' || status < 200 || status > 299 || answer === null) return null
+  const at = answer.lastIndexOf('"page":{"page":')
+  if (at < 0) return null
+  const info = /^"page":\{"page":(\d+)[^{}]*"last":(true|false)/.exec(answer.slice(at, at + 300))
+  if (info === null) return null
+  const [path, query = ''] = url.split('?')
+  const params = new URLSearchParams(query)
+  params.delete('page')
+  params.sort()
+  return { list: `${path}?${params.toString()}`, number: Number(info[1]), last: info[2] === 'true' }
 }
 
 export function digestOf (o: Observation): Digest {
@@ -85,6 +104,7 @@ export function digestOf (o: Observation): Digest {
     tokenExp: t === null ? 0 : t.exp,
     tokenSubject: t?.username ?? '',
     refusedToken: o.refusedToken,
-    rule: e.status === 400 ? ruleOf(o.errorCode, bodyText(e.responseBody)) : null
+    rule: e.status === 400 ? ruleOf(o.errorCode, bodyText(e.responseBody)) : null,
+    page: pageOf(e.method, e.status, e.url, bodyText(e.responseBody))
   }
 }

@@ -5,6 +5,7 @@ import type { RedisKeys } from '../store/redis/keys.js'
 import type { RedisClient } from '../store/redis/connection.js'
 import { RedisAdvisorStore } from '../store/redis/advisor.js'
 import { adviceFold, type AdviceThresholds } from './advice.js'
+import { readinessFold } from './readiness.js'
 import { digestOf } from './digest.js'
 import type { Fold } from './folds.js'
 import type { Observer } from './observer.js'
@@ -41,7 +42,7 @@ export function thresholdsOf (config: Config): AdviceThresholds {
 
 /** Every fold over the partners' requests. */
 function folds (thresholds: AdviceThresholds): Fold[] {
-  return [adviceFold(thresholds) as Fold]
+  return [adviceFold(thresholds) as Fold, readinessFold(thresholds) as Fold]
 }
 
 export function makeAdvisor (config: Config, redis: { client: RedisClient, keys: RedisKeys } | null, log: FastifyBaseLogger): Advisor {

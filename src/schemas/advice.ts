@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ADVICE_CODES } from '../advisor/advice.js'
+import { CASES, READINESS_CASES } from '../advisor/readiness.js'
 
 /* Requests and answers of "Is my integration ready?" (issue 29): the advisor's findings, the token controls its checklist needs. */
 
@@ -43,4 +44,34 @@ export const Advice = Type.Object({
   findings: Type.Array(Type.Ref(AdviceFinding), { description: 'Errors first, then warnings and infos, each group latest first; empty for a client that does nothing wrong' })
 }, { $id: 'SandboxAdvice', title: 'SandboxAdvice', additionalProperties: false, examples: [{ observing: true, requests: 214, findings: [EXAMPLE_FINDING] }] })
 
-export const ADVICE_SCHEMAS = [TokenExpiryRequest, TokenExpiry, AdviceFinding, Advice]
+const EXAMPLE_CASES = [
+  { case: 'RETRIES_SERVER_ERROR', status: 'passed', title: CASES.RETRIES_SERVER_ERROR.title, requestIds: ['req-41', 'req-42'], reason: null, howTo: null, since: '2026-03-02T10:15:04.120Z', docs: 'docs/advisor.md#retries_server_error' },
+  { case: 'HONOURS_RETRY_AFTER', status: 'failed', title: CASES.HONOURS_RETRY_AFTER.title, requestIds: ['req-43', 'req-44'], reason: 'a request was sent 0.2 s after the 503 whose Retry-After asked for 5 s', howTo: CASES.HONOURS_RETRY_AFTER.howTo, since: '2026-03-02T10:15:06.480Z', docs: 'docs/advisor.md#honours_retry_after' },
+  { case: 'PAGES_TO_THE_END', status: 'not-tried', title: CASES.PAGES_TO_THE_END.title, requestIds: [], reason: null, howTo: CASES.PAGES_TO_THE_END.howTo, since: null, docs: 'docs/advisor.md#pages_to_the_end' }
+]
+
+export const ReadinessCaseResult = Type.Object({
+  case: Type.Union(READINESS_CASES.map((c) => Type.Literal(c)), { description: 'The case; a contract (docs/advisor.md lists them)' }),
+  status: Type.Union([Type.Literal('passed'), Type.Literal('failed'), Type.Literal('not-tried')], { description: "passed: the partner's requests show the client handles it; failed: they show it does not (reason); not-tried: nothing shows it yet (howTo)" }),
+  title: Type.String({ description: 'What the bank wants to see, in a line' }),
+  requestIds: Type.Array(Type.String(), { maxItems: 5, description: 'The requests (X-Request-Id) that prove the verdict, in order: GET /__sandbox/requests/{id} shows each while the journal holds it' }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the case failed; null otherwise' }),
+  howTo: Type.Union([Type.String(), Type.Null()], { description: 'How to provoke the case (the fault header, magic value or control to use), for not-tried and failed; null when passed' }),
+  since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Arrival of the request that decided the verdict; null when not tried' }),
+  docs: Type.String({ description: 'Where the case is explained: a section of docs/advisor.md' })
+}, { $id: 'SandboxReadinessCase', title: 'SandboxReadinessCase', additionalProperties: false, examples: [EXAMPLE_CASES[0]] })
+
+export const Readiness = Type.Object({
+  observing: Type.Boolean({ description: 'false while the request journal is off (SANDBOX_JOURNAL_SIZE=0): the checklist is judged from the requests journaled, none then' }),
+  ready: Type.Boolean({ description: 'Every case passed' }),
+  passed: Type.Integer({ minimum: 0 }),
+  failed: Type.Integer({ minimum: 0 }),
+  notTried: Type.Integer({ minimum: 0 }),
+  cases: Type.Array(Type.Ref(ReadinessCaseResult), { description: 'Every case, in the published order' })
+}, { $id: 'SandboxReadiness', title: 'SandboxReadiness', additionalProperties: false, examples: [{ observing: true, ready: false, passed: 1, failed: 1, notTried: 1, cases: EXAMPLE_CASES }] })
+
+export const ReadinessQuery = Type.Object({
+  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('junit')], { description: 'junit: the checklist as JUnit XML (as Accept: application/xml asks); json (the default) wins over Accept', examples: ['junit'] }))
+}, { additionalProperties: false })
+
+export const ADVICE_SCHEMAS = [TokenExpiryRequest, TokenExpiry, AdviceFinding, Advice, ReadinessCaseResult, Readiness]

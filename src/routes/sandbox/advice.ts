@@ -35,14 +35,14 @@ export default async function adviceControl (fastify: FastifyInstance, opts: { o
     schema: {
       tags,
       operationId: 'clearAdvice',
-      summary: 'Clear the findings',
-      description: 'The advisor starts afresh for the partner (its findings and the windows behind them), as after a reset: for a run that should be judged on its own.',
+      summary: 'Clear the findings and the readiness checklist',
+      description: 'The advisor starts afresh for the partner (its findings, its readiness checklist and the windows behind them), as after a reset: for a run that should be judged on its own.',
       security: PARTNER_SECURITY,
       response: { 204: Type.Null({ description: 'Cleared' }), ...errorResponses(401) }
     },
     config
   }, async (request, reply) => {
-    await store.clear(partnerOf(request), ['advice'])
+    await store.clear(partnerOf(request), ['advice', 'readiness'])
     return reply.code(204).send(null)
   })
 }

@@ -10,6 +10,7 @@ declare module 'fastify' {
 }
 import admin from './admin.js'
 import advice from './advice.js'
+import readiness from './readiness.js'
 import clock from './clock.js'
 import faults from './faults.js'
 import guarantees from './guarantees.js'
@@ -51,5 +52,6 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   await fastify.register(snapshots)
   await fastify.register(tokens)
   await fastify.register(advice, { observing: opts.observing })
+  await fastify.register(readiness, { observing: opts.observing })
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }
