@@ -179,11 +179,13 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
 
   // the hot path: every field is a value or a reference the request already holds; nothing is formatted or
   // redacted here (entryOf and summaryOf do that for every reader)
-  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined): void => {
+  // answeredAfter: for an entry filed later (once its partner is known), how long the request took when answered
+  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined, answeredAfter?: number): void => {
     const url = request.originalUrl
     const token = isTokenPath(url)
     const fault = reply.getHeader('sandbox-fault-applied')
-    const duration = Math.round(reply.elapsedTime * 10) / 10
+    const elapsed = Math.round(reply.elapsedTime * 10) / 10
+    const duration = answeredAfter === undefined ? elapsed : Math.round(answeredAfter * 10) / 10
     const agent = request.tenant?.agentId ?? request.headers['agent-id']
     const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
     const sent = text(request.sentBody)
@@ -191,7 +193,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       // given by the store
       id: 0,
       requestId: request.id,
-      at: Date.now() - duration,
+      at: Date.now() - elapsed,
       method: request.method,
       url,
       route: token ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
@@ -227,8 +229,9 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     // an expired token of a partner: the request that partner most needs to see
     const bearer = status === 401 ? /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] : undefined
     if (bearer === undefined) return
+    const elapsed = reply.elapsedTime
     verifier().expiredTokenClient(bearer).then((client) => {
-      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url)
+      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url, elapsed)
     }, () => {})
   }
   fastify.decorate('journalFile', file)
