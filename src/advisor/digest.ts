@@ -68,11 +68,14 @@ function ruleOf (errorCode: string | null, body: string | null): string {
 
 /**
  * The page a 2xx GET answered, from the answer's page info (spec 2.1: it follows the items, so it is looked for
- * from the end; an answer the journal cut at 64 KiB has none here). The list is the URL without its page.
+ * in the last KiB; an answer the journal cut at 64 KiB has none here). The list is the URL without its page.
  */
+const PAGE_TAIL = 1024
+
 function pageOf (method: string, status: number, url: string, answer: string | null): Digest['page'] {
   if (method !== 'GET' || status < 200 || status > 299 || answer === null) return null
-  const at = answer.lastIndexOf('"page":{"page":')
+  // any other answer then costs a scan of its tail, not of its whole body
+  const at = answer.indexOf('"page":{"page":', Math.max(0, answer.length - PAGE_TAIL))
   if (at < 0) return null
   const info = /^"page":\{"page":(\d+)[^{}]*"last":(true|false)/.exec(answer.slice(at, at + 300))
   if (info === null) return null
