@@ -1,5 +1,5 @@
 import t from 'tap'
-import { freePort, replicaSkip, startRedis, startReplicas, token, type Replica } from './harness.js'
+import { freePort, replicaSkip, startRedis, startRedisCluster, startReplicas, token, type Replica } from './harness.js'
 
 /*
  * The advisor across two replicas over one Redis (issue 29): a bad client's requests served by both replicas
@@ -131,4 +131,23 @@ t.test('findings from traffic served by both replicas', { skip }, async (t) => {
     t.equal((await fetch(`${r1.base}/__sandbox/reset`, { method: 'POST', headers: { authorization: `Bearer ${harness}` } })).status, 200)
     t.same(await advice(r2), { observing: true, requests: 0, findings: [] })
   })
+})
+
+t.test('on a Redis Cluster: one partner\'s advice from both replicas, cleared from either', { skip }, async (t) => {
+  const cluster = await startRedisCluster(t)
+  const publicUrl = `http://127.0.0.1:${await freePort()}`
+  const [r1, r2] = await startReplicas(t, 2, { redisUrl: cluster.url, publicUrl, env: { SANDBOX_REDIS_CLUSTER: '1' } })
+  const harness = await token(r1.base)
+  const advice = async (r: Replica): Promise<Advice> => await (await fetch(`${r.base}/__sandbox/advice`, { headers: { authorization: `Bearer ${harness}` } })).json() as Advice
+  const bearer = await token(r2.base)
+  for (let i = 0; i < 4; i++) t.equal((await call([r1, r2][i % 2].base, bearer, '/4.0/api/banks', { headers: { 'sandbox-fault': 'status=500' } })).status, 500)
+  let a = await advice(r1)
+  for (let i = 0; i < 30 && a.findings.length < 2; i++) {
+    await sleep(100)
+    a = await advice(r1)
+  }
+  t.same(a.findings.map((f) => [f.code, f.count]), [['RETRY_WITHOUT_BACKOFF', 1], ['DEPRECATED_VERSION', 4]])
+  t.same(await advice(r2), a, 'the same from replica 2')
+  t.equal((await fetch(`${r2.base}/__sandbox/advice`, { method: 'DELETE', headers: { authorization: `Bearer ${harness}` } })).status, 204)
+  t.same((await advice(r1)).findings, [])
 })
