@@ -33,6 +33,7 @@ function d (over: Partial<Digest>): Digest {
     tokenSubject: '',
     refusedToken: null,
     rule: null,
+    page: null,
     ...over
   }
 }
