@@ -67,7 +67,8 @@ export interface ReadinessState {
   /** NO_DUPLICATE_AFTER_TIMEOUT: creates that made their record but answered unclearly, by request; carriedOn once a later request succeeded. */
   unclear: Record<string, { id: string, end: number, carriedOn: boolean }>
   /** REFRESHES_EXPIRED_TOKEN: the last token refused with 401 invalid_token, and the token request that followed. */
-  refused: { token: string, id: string, end: number, renewedBy: string | null } | null
+  refused: { token: string, id: string, at: number, end: number, renewedBy: string | null } | null
+  lastToken: { id: string, at: number } | null
   /** SURVIVES_TOKEN_ENDPOINT_OUTAGE: the last failed token request. */
   outage: { id: string, end: number, status: number } | null
   /** HANDLES_VALIDATION_ERROR: creates refused with 400, by request, and the latest one not yet followed by a valid create. */
@@ -92,7 +93,7 @@ function decide (s: ReadinessState, c: ReadinessCase, d: Digest, verdict: 'passe
 }
 
 export function initialReadiness (): ReadinessState {
-  return { cases: {}, failedReads: {}, wait: null, unclear: {}, refused: null, outage: null, rejected: {}, lastRejected: null, walks: {}, current: [], deprecated: { count: 0, ids: [] } }
+  return { cases: {}, failedReads: {}, wait: null, unclear: {}, refused: null, lastToken: null, outage: null, rejected: {}, lastRejected: null, walks: {}, current: [], deprecated: { count: 0, ids: [] } }
 }
 
 function retriesServerError (s: ReadinessState, d: Digest, pauseMs: number): void {
@@ -145,15 +146,25 @@ function noDuplicateAfterTimeout (s: ReadinessState, d: Digest): void {
 function refreshesExpiredToken (s: ReadinessState, d: Digest): void {
   const r = s.refused
   if (d.area === 'token') {
-    if (r !== null && ok(d.status) && d.at >= r.end) r.renewedBy ??= d.requestId
+    if (!ok(d.status)) return
+    s.lastToken = { id: d.requestId, at: d.at }
+    if (r !== null && d.at >= r.end) r.renewedBy ??= d.requestId
     return
   }
   if (d.refusedToken !== null) {
-    if (r !== null && r.token === d.refusedToken && d.at >= r.end) {
-      decide(s, 'REFRESHES_EXPIRED_TOKEN', d, 'failed', [r.id, d.requestId], 'the token refused with 401 invalid_token was sent again instead of a new one')
+    if (r !== null && r.token === d.refusedToken) {
+      // a refusal is filed once the verifier has said whose token it was: two may come in either order
+      const [first, second] = d.at < r.at ? [{ id: d.requestId, end: d.end }, { id: r.id, at: r.at }] : [r, { id: d.requestId, at: d.at }]
+      if (second.at >= first.end) {
+        decide(s, 'REFRESHES_EXPIRED_TOKEN', d, 'failed', [first.id, second.id], 'the token refused with 401 invalid_token was sent again instead of a new one')
+      } else if (d.at < r.at) {
+        s.refused = { ...r, id: d.requestId, at: d.at, end: d.end }
+      }
       return
     }
-    s.refused = { token: d.refusedToken, id: d.requestId, end: d.end, renewedBy: null }
+    // (a token got after this refusal may have been filed before it)
+    const renewedBy = s.lastToken !== null && s.lastToken.at >= d.end ? s.lastToken.id : null
+    s.refused = { token: d.refusedToken, id: d.requestId, at: d.at, end: d.end, renewedBy }
     return
   }
   if (r?.renewedBy != null && d.tokenId !== null && ok(d.status)) {

@@ -50,3 +50,12 @@ t.test('the JUnit XML escapes what it quotes', async (t) => {
   t.notMatch(xml, /a<b/)
   t.match(xml, /<testsuites name="[^"]+" tests="8" failures="1" errors="0" skipped="7">/)
 })
+
+t.test('refusals filed out of order (each once the verifier said whose token it was) are judged by arrival', async (t) => {
+  const refusal = (at: number): Digest => digest(at, { status: 401, refusedToken: 'tok', tokenId: null, succeeded: false })
+  const first = refusal(0)
+  const second = refusal(100)
+  t.match(play(second, first).cases.REFRESHES_EXPIRED_TOKEN, { verdict: 'failed', requestIds: [first.requestId, second.requestId] }, 'sent again')
+  const renewed = digest(50, { area: 'token', tokenId: null })
+  t.match(play(renewed, first, digest(120)).cases.REFRESHES_EXPIRED_TOKEN, { verdict: 'passed', requestIds: [first.requestId, renewed.requestId] }, 'a token got after the refusal, filed before it')
+})
