@@ -68,7 +68,9 @@ export interface ReadinessState {
   unclear: Record<string, { id: string, end: number, carriedOn: boolean }>
   /** REFRESHES_EXPIRED_TOKEN: the last token refused with 401 invalid_token, and the token request that followed. */
   refused: { token: string, id: string, at: number, end: number, renewedBy: string | null } | null
+  /** The latest token request answered 200, and API call answered 2xx with a valid token. */
   lastToken: { id: string, at: number } | null
+  lastCall: { id: string, at: number } | null
   /** SURVIVES_TOKEN_ENDPOINT_OUTAGE: the last failed token request. */
   outage: { id: string, end: number, status: number } | null
   /** HANDLES_VALIDATION_ERROR: creates refused with 400, by request, and the latest one not yet followed by a valid create. */
@@ -93,7 +95,7 @@ function decide (s: ReadinessState, c: ReadinessCase, d: Digest, verdict: 'passe
 }
 
 export function initialReadiness (): ReadinessState {
-  return { cases: {}, failedReads: {}, wait: null, unclear: {}, refused: null, lastToken: null, outage: null, rejected: {}, lastRejected: null, walks: {}, current: [], deprecated: { count: 0, ids: [] } }
+  return { cases: {}, failedReads: {}, wait: null, unclear: {}, refused: null, lastToken: null, lastCall: null, outage: null, rejected: {}, lastRejected: null, walks: {}, current: [], deprecated: { count: 0, ids: [] } }
 }
 
 function retriesServerError (s: ReadinessState, d: Digest, pauseMs: number): void {
@@ -162,12 +164,19 @@ function refreshesExpiredToken (s: ReadinessState, d: Digest): void {
       }
       return
     }
-    // (a token got after this refusal may have been filed before it)
-    const renewedBy = s.lastToken !== null && s.lastToken.at >= d.end ? s.lastToken.id : null
-    s.refused = { token: d.refusedToken, id: d.requestId, at: d.at, end: d.end, renewedBy }
+    // a token got after this refusal, and a call made with it, may have been filed before it
+    const token = s.lastToken !== null && s.lastToken.at >= d.end ? s.lastToken : null
+    if (token !== null && s.lastCall !== null && s.lastCall.at > token.at) {
+      decide(s, 'REFRESHES_EXPIRED_TOKEN', d, 'passed', [d.requestId, token.id, s.lastCall.id])
+      s.refused = null
+      return
+    }
+    s.refused = { token: d.refusedToken, id: d.requestId, at: d.at, end: d.end, renewedBy: token?.id ?? null }
     return
   }
-  if (r?.renewedBy != null && d.tokenId !== null && ok(d.status)) {
+  if (d.tokenId === null || !ok(d.status)) return
+  s.lastCall = { id: d.requestId, at: d.at }
+  if (r?.renewedBy != null) {
     decide(s, 'REFRESHES_EXPIRED_TOKEN', d, 'passed', [r.id, r.renewedBy, d.requestId])
     s.refused = null
   }
