@@ -53,7 +53,7 @@ document.addEventListener('alpine:init', () => {
     login: { clientId: '', clientSecret: '', error: '', busy: false },
     tabs: [
       { id: 'overview', label: 'Overview' }, { id: 'requests', label: 'Requests' }, { id: 'snapshots', label: 'Snapshots' },
-      { id: 'faults', label: 'Faults' }, { id: 'state', label: 'State' }, { id: 'clock', label: 'Clock' }
+      { id: 'advice', label: 'Advice' }, { id: 'faults', label: 'Faults' }, { id: 'state', label: 'State' }, { id: 'clock', label: 'Clock' }
     ],
     tab: 'overview',
     toast: { text: '', kind: '' },
@@ -75,6 +75,8 @@ document.addEventListener('alpine:init', () => {
     newFault: { method: '', path: '', fault: '', probability: 1 },
     control: { agentId: '', accountId: '', action: 'close', amount: '', customerId: '', kyc: 'true' },
     clockState: null,
+    advice: null,
+    readiness: null,
     clockAdvance: 'P30D',
     clockNow: '',
 
@@ -140,7 +142,7 @@ document.addEventListener('alpine:init', () => {
 
     async enter (me) {
       this.me = me
-      await Promise.all([this.loadState(), this.loadRequests(), this.loadSnapshots(), this.loadOptional()])
+      await Promise.all([this.loadState(), this.loadRequests(), this.loadSnapshots(), this.loadOptional(), this.loadAdvice()])
       this.resetTo = this.state?.scenario ?? ''
       this.connect()
     },
@@ -162,7 +164,8 @@ document.addEventListener('alpine:init', () => {
 
     async show (id) {
       this.tab = id
-      if (id === 'overview') await this.loadState()
+      if (id === 'overview') await Promise.all([this.loadState(), this.loadAdvice()])
+      if (id === 'advice') await this.loadAdvice()
       if (id === 'snapshots') await this.loadSnapshots()
       if (['faults', 'state', 'clock'].includes(id)) await this.loadOptional()
     },
@@ -316,6 +319,52 @@ document.addEventListener('alpine:init', () => {
       }
       const state = await this.act('PUT', '/__sandbox/snapshot', doc, `Restored from ${file.name}`)
       if (state) this.state = state
+    },
+
+    // the advisor (issue 29): findings about the partner's traffic and the go-live readiness checklist
+    async loadAdvice () {
+      const [advice, readiness] = await Promise.all([this.call('GET', '/__sandbox/advice'), this.call('GET', '/__sandbox/readiness')])
+      this.advice = advice.ok ? advice.json : null
+      this.readiness = readiness.ok ? readiness.json : null
+    },
+
+    async clearAdvice () {
+      if (await this.act('DELETE', '/__sandbox/advice', undefined, 'Advice and readiness cleared')) await this.loadAdvice()
+    },
+
+    get findings () { return this.advice?.findings ?? [] },
+    get judged () { return this.advice?.requests ?? 0 },
+    get cases () { return this.readiness?.cases ?? [] },
+
+    readinessSummary () {
+      const r = this.readiness
+      if (r === null) return 'Not available on this sandbox'
+      if (r.ready) return 'Ready: every case passed'
+      return `${r.passed} of ${r.cases.length} passed · ${r.failed} failed · ${r.notTried} not tried`
+    },
+
+    findingsSummary () {
+      const n = this.findings.length
+      return n === 0 ? "No findings about your client's traffic" : `${n} finding${n === 1 ? '' : 's'} about your client's traffic`
+    },
+
+    verdictLabel (status) {
+      return status === 'not-tried' ? 'not tried' : status
+    },
+
+    verdictDetail (c) {
+      if (c.status === 'passed') return `Proved by ${c.requestIds.join(', ')}`
+      if (c.status === 'failed') return c.reason
+      return c.howTo
+    },
+
+    findingSeen (f) {
+      return `${f.count}× · last ${this.dateTime(f.lastSeen)}`
+    },
+
+    async openRequest (id) {
+      await this.show('requests')
+      await this.open(id)
     },
 
     // fault injection, magic values, state controls and clock: present only on sandboxes that have them

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
+import { makeAdvisor, type Advisor } from './advisor/index.js'
 import identityProvider from './auth/index.js'
 import { loadSigningKeys } from './auth/keys.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
@@ -31,6 +32,12 @@ import { RedisJournals } from './store/redis/journal.js'
 import { redisProviderStorage } from './store/redis/oidc-adapter.js'
 import { API_SCHEMAS } from './schemas/index.js'
 import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    advisor: Advisor
+  }
+}
 
 const SANDBOX_VERSION = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version
 
@@ -99,8 +106,13 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     ? new MemoryJournals(config.journalSize)
     : new RedisJournals(fastify.redis.bulk, fastify.redis.keys, config.journalSize, fastify.log)
   fastify.control.whenDeleted((partnerId) => journals.forget(partnerId))
+  // the integration advisor judges each request as it is journaled (none while the journal is off)
+  const advisor = makeAdvisor(config, fastify.redis, fastify.log)
+  fastify.decorate('advisor', advisor)
+  fastify.control.whenDeleted((partnerId) => advisor.store.forget(partnerId))
+  fastify.control.whenReplaced(async (partnerId) => await advisor.store.clear(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
-  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens })
+  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens, observers: [advisor.observer] })
   // with replicas, the identity provider's state and the limits' counters are Redis's, shared by all
   const redis = fastify.redis
   const shared = redis === null
@@ -116,6 +128,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     lockoutFailures: config.lockoutFailures,
     lockoutSeconds: config.lockoutSeconds,
     tokenRateLimit: config.tokenRateLimit,
+    faults: { rules: fastify.repos.sandboxState, holdMs: config.faultHold },
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
@@ -127,6 +140,6 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0 })
   })
 }

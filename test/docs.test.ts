@@ -407,6 +407,7 @@ t.test('the control API document marks a body optional exactly where the route t
     'POST /__sandbox/accounts/{accountId}/debit': true,
     'PUT /__sandbox/customers/{customerId}/kyc': true,
     'POST /__sandbox/requests/count': false,
+    'POST /__sandbox/tokens/expire': false,
     'PUT /__sandbox/snapshot': true,
     'POST /__sandbox/snapshots': true,
     'POST /__sandbox/admin/reset': false,

@@ -15,12 +15,18 @@ export interface ClientOwner { partner: Partner, publicClient?: PublicClient }
  * is that partner's, undefined when the header is absent, malformed or wrong.
  */
 export function basicClient (header: string | undefined, world: World): string | undefined {
+  const credentials = basicCredentials(header)
+  return credentials === undefined ? undefined : confidentialClient(world, credentials.id, credentials.secret)
+}
+
+/** The client id and secret of an HTTP Basic header, unchecked; undefined when it is absent or malformed. */
+export function basicCredentials (header: string | undefined): { id: string, secret: string } | undefined {
   if (header?.startsWith('Basic ') !== true) return undefined
   const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (colon < 0) return undefined
   try {
-    return confidentialClient(world, decodeURIComponent(decoded.slice(0, colon)), decodeURIComponent(decoded.slice(colon + 1)))
+    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) }
   } catch {
     return undefined // malformed percent-encoding
   }

@@ -5,7 +5,10 @@ import fp from 'fastify-plugin'
 import middie from '@fastify/middie'
 import { pathOf } from '../path-patterns.js'
 import { headersToRaw } from '../raw-headers.js'
+import { providerRequest, TokenEndpointFaults } from '../faults/token-endpoint.js'
+import type { AppliedFault } from '../faults/actions.js'
 import type { LockoutStore, WindowCounter } from '../store/counters.js'
+import type { SandboxStateRepo } from '../store/sandbox-state.js'
 import type { World } from '../store/world.js'
 import type { ProviderStorageFactory } from './adapter.js'
 import type { SigningKeys } from './keys.js'
@@ -41,6 +44,8 @@ export interface AuthOptions {
   onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
   /** The provider's state and the lockout's and token limit's counters shared by replicas (Redis); in this process when absent. */
   shared?: { storage: ProviderStorageFactory, lockouts: LockoutStore, counter: WindowCounter }
+  /** Fault injection at the token endpoint for the partners' own clients: their rules, and how long a timeout holds. */
+  faults: { rules: SandboxStateRepo, holdMs: number }
 }
 
 /**
@@ -86,25 +91,30 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   let callback: ReturnType<Provider['callback']> | undefined
   const tokenLimit = opts.tokenRateLimit > 0 ? new TokenRateLimit(opts.tokenRateLimit, opts.world, opts.shared?.counter) : undefined
   const tokenPath = `${REALM_PATH}${ROUTES.token}`
+  const tokenFaults = new TokenEndpointFaults(opts.world, opts.faults.rules, opts.faults.holdMs, tokenPath)
+  fastify.addHook('preClose', (done) => {
+    tokenFaults.holds.release()
+    done()
+  })
+  /** A token request's steps before the provider reads it: the rate limit, then faults; false when it was answered without the provider. */
+  const tokenRequest = async (request: FastifyRequest, reply: FastifyReply): Promise<{ proceed: boolean, after?: AppliedFault }> => {
+    // refused before the provider reads the body or signs anything (an answer in the error shape)
+    const refused = tokenLimit === undefined ? undefined : await tokenLimit.check(request)
+    if (refused !== undefined) throw refused
+    return await tokenFaults.apply(request, reply)
+  }
   // The provider in a context of its own: middie's hook then runs for its paths only, never on the API.
   await fastify.register(async (scope) => {
     // before middie's step: the provider writes its answers on the raw response
     scope.addHook('onRequest', (request, reply, done) => {
-      const proceed = (): void => {
+      const proceed = (after?: AppliedFault): void => {
         headersToRaw(reply)
         opts.onProviderRequest?.(request, reply)
+        if (after !== undefined) tokenFaults.afterAnswer(request, reply, after)
         done()
       }
-      // refused before the provider reads the body or signs anything (an answer in the error shape)
-      if (tokenLimit !== undefined && request.method === 'POST' && pathOf(request.url) === tokenPath) {
-        const refused = tokenLimit.check(request)
-        if (refused instanceof Promise) {
-          refused.then((err) => err === undefined ? proceed() : done(err), done)
-          return
-        }
-        if (refused !== undefined) return done(refused)
-      }
-      proceed()
+      if (request.method !== 'POST' || pathOf(request.url) !== tokenPath) return proceed()
+      tokenRequest(request, reply).then((outcome) => { if (outcome.proceed) proceed(outcome.after) }, done)
     })
     await scope.register(middie)
     scope.use(REALM_PATH, (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, next: (err?: unknown) => void) => {
@@ -114,7 +124,8 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       if (basePath !== '') req.originalUrl = `${basePath}${req.originalUrl ?? ''}`
       const answer = (handle: NonNullable<typeof callback>): void => {
         context!.answer(res)
-        handle(req, res)
+        // a token request whose form the fault step read is read again from what it kept
+        handle(providerRequest(req), res)
       }
       if (callback !== undefined) return answer(callback)
       provider().then((p) => answer(callback ??= p.callback()), next)

@@ -74,8 +74,11 @@ export class KeycloakTokens {
       .sign(this.hmacKeys[0].key)
   }
 
-  /** The provider's refresh token inside one of our refresh JWTs (signature and typ checked, expiry not: the provider answers that), else undefined. */
-  async refreshHandle (token: unknown): Promise<string | undefined> {
+  /**
+   * What one of our refresh JWTs carries (signature and typ checked, expiry not: the provider answers that):
+   * the provider's refresh token, when the JWT was issued and to which client; else undefined.
+   */
+  async refreshClaims (token: unknown): Promise<{ handle: string, iat: number, azp: string } | undefined> {
     if (typeof token !== 'string' || token.split('.').length !== 3) return undefined
     try {
       const { kid } = decodeProtectedHeader(token)
@@ -83,10 +86,15 @@ export class KeycloakTokens {
       if (hmac === undefined) return undefined
       const { payload } = await jwtVerify(token, hmac.key, { algorithms: ['HS512'], issuer: this.issuer, typ: 'JWT', currentDate: new Date(0) })
       const handle = payload[HANDLE_CLAIM]
-      return payload.typ === 'Refresh' && typeof handle === 'string' ? handle : undefined
+      return payload.typ === 'Refresh' && typeof handle === 'string' ? { handle, iat: Number(payload.iat), azp: String(payload.azp) } : undefined
     } catch {
       return undefined
     }
+  }
+
+  /** The provider's refresh token inside one of our refresh JWTs, else undefined. */
+  async refreshHandle (token: unknown): Promise<string | undefined> {
+    return (await this.refreshClaims(token))?.handle
   }
 
   /** The provider's ID token, signed again with Keycloak's header and claims (typ ID, azp, sid, at_hash, acr). */

@@ -271,7 +271,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   }
   storeErrorAnswers(provider)
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
-  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout)
+  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout, world)
   browserSupport(provider, issuer, clientOrigins)
   return { provider, issuer, audience, userSubject, findUser, clientOrigins, close: adapter.close }
 }

@@ -1,5 +1,8 @@
 import type Provider from 'oidc-provider'
 import type { KoaContextWithOIDC } from 'oidc-provider'
+import { refreshExpired } from '../store/tokens.js'
+import type { World } from '../store/world.js'
+import { ownerOf } from './clients.js'
 import { keycloakScope, sessionId, type KeycloakTokens } from './keycloak-tokens.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { ROUTES } from './realm.js'
@@ -46,13 +49,24 @@ function keycloakError (grantType: unknown, status: number, body: Body, detail: 
  * wording; and wrong client secrets counted for the lockout. A Koa middleware of the provider, so it
  * sees every grant (the provider's own and the password grant).
  */
-export function keycloakTokenResponses (provider: Provider, tokens: KeycloakTokens, lockout: Lockout): void {
+export function keycloakTokenResponses (provider: Provider, tokens: KeycloakTokens, lockout: Lockout, world: World): void {
   const RefreshToken = provider.RefreshToken as unknown as { find: FindRefreshToken }
   const findRefreshToken = RefreshToken.find.bind(RefreshToken)
+  /** Whether the partner of the client expired its refresh tokens issued until then (POST /__sandbox/tokens/expire with refresh). */
+  const expiredByPartner = async (azp: string, iat: number): Promise<boolean> => {
+    const partnerId = ownerOf(world, azp)?.partner.id
+    if (partnerId === undefined) return false
+    await world.sync(partnerId)
+    return refreshExpired(world.partner(partnerId), iat)
+  }
   // a client only ever holds the JWT form; the provider's handle inside it is what the provider knows
   RefreshToken.find = async (value, opts) => {
-    const handle = await tokens.refreshHandle(value)
-    return handle === undefined ? undefined : await findRefreshToken(handle, opts)
+    const claims = await tokens.refreshClaims(value)
+    if (claims === undefined) return undefined
+    const found = await findRefreshToken(claims.handle, opts)
+    // expired by the partner's control: the provider then answers as for any expired one ("Token is not active")
+    if (found !== undefined && found.exp !== undefined && await expiredByPartner(claims.azp, claims.iat)) found.exp = Math.min(found.exp, Math.floor(Date.now() / 1000))
+    return found
   }
 
   // the provider's InvalidGrant always says "grant request is invalid"; its reason is in the error's detail

@@ -22,6 +22,9 @@ export class TokenError extends Error {
   }
 }
 
+/** Why an expired access token is refused: a partner's expiry control (store/tokens.ts) says the same, as a client cannot tell them apart. */
+export const TOKEN_EXPIRED = 'the access token expired'
+
 const CACHE_LIMIT = 10_000
 // how long after its expiry a token is still recognised as ours (jose needs a finite tolerance): ten years
 const EXPIRED_LONG_AGO = 10 * 365 * 24 * 3600
@@ -72,7 +75,7 @@ export class TokenVerifier {
     if (cached !== undefined) {
       if (cached.exp <= now) {
         this.cache.delete(keyOf(token))
-        throw new TokenError('the access token expired')
+        throw new TokenError(TOKEN_EXPIRED)
       }
       return cached
     }
@@ -140,7 +143,7 @@ function describe (err: unknown): string {
   const claim = (err as { claim?: string }).claim
   const reason = (err as { reason?: string }).reason
   switch (code) {
-    case 'ERR_JWT_EXPIRED': return 'the access token expired'
+    case 'ERR_JWT_EXPIRED': return TOKEN_EXPIRED
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'the access token signature is invalid'
     case 'ERR_JWKS_NO_MATCHING_KEY': return 'the access token is signed with a key this sandbox does not hold (an old key, removed from its signing keys)'
     case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'the access token must be signed with RS256'

@@ -69,4 +69,5 @@ export const SANDBOX_TAGS = [{ name: 'sandbox', description: 'What a partner doe
   { name: 'sandbox state', description: 'Move the partner\'s data into hard-to-reach states: closed accounts, balances, KYC, the partner\'s clock' },
   { name: 'sandbox journal', description: 'The requests the partner sent and what the sandbox answered' },
   { name: 'sandbox snapshots', description: "The partner's whole state as a document, and named snapshots to return to" },
+  { name: 'sandbox advice', description: 'Is my integration ready? Findings about what the partner\'s client does wrong, the go-live checklist of what it handles, and the token controls the checklist needs' },
   { name: 'sandbox operator', description: 'Operator endpoints (SANDBOX_ADMIN_TOKEN)' }]

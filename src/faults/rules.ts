@@ -18,6 +18,8 @@ export interface RequestFacts {
   /** Fastify's route template (/api/customers/:customerId). */
   route: string | undefined
   agentId: string | undefined
+  /** A request to the token endpoint: only rules that name a path or route matching it apply (a rule without one is for the API). */
+  token?: boolean
 }
 
 /** One step of mulberry32: the next state and a number in [0, 1). */
@@ -30,6 +32,7 @@ export function mulberry32 (state: number): { state: number, value: number } {
 }
 
 export function matches (m: FaultMatch, r: RequestFacts): boolean {
+  if (r.token === true && m.path === undefined && m.route === undefined) return false
   if (m.method !== undefined && m.method.toUpperCase() !== r.method) return false
   if (m.agentId !== undefined && m.agentId !== r.agentId) return false
   if (m.route !== undefined && routerTemplate(m.route) !== r.route) return false

@@ -101,6 +101,26 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
     verify(request, header, done)
   }
 
+  /**
+   * spec 4.13's public routes need no token and refuse none; a valid one still says whose request it is
+   * (issue 29: the partner's journal, rate limit and fault rules count the read). Any other is ignored.
+   */
+  const identify = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const header = request.headers.authorization
+    if (header === undefined) return done()
+    const admitted: HookHandlerDoneFunction = () => done()
+    const plain = plainBearer(header)
+    const known = plain === undefined ? undefined : verifier.cached(plain)
+    if (known !== undefined) return admit(request, known, admitted)
+    let token: string
+    try {
+      token = bearer(header)
+    } catch {
+      return done()
+    }
+    verifier.verify(token).then((claims) => admit(request, claims, admitted), () => done())
+  }
+
   const bindAgent = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const claims = request.token
     if (claims === null) return done()
@@ -117,7 +137,7 @@ async function authPlugin (fastify: FastifyInstance, opts: { verifier: TokenVeri
   }
 
   fastify.addHook('onRoute', (route) => {
-    if (route.config?.public === true) return
+    if (route.config?.public === true) return addRouteHook(route, 'onRequest', identify)
     addRouteHook(route, 'onRequest', authenticate)
     if (route.config?.partnerOnly !== true) addRouteHook(route, 'preHandler', bindAgent)
   })

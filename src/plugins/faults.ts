@@ -1,13 +1,11 @@
-import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onSendHookHandler } from 'fastify'
-import { SandboxError, errorBody, validationFailed, withStatus } from '../errors.js'
-import { FaultSyntaxError, faultFromPrefer, formatFault, injectedErrorHeaders, parseFault, type Fault } from '../faults/fault.js'
+import { errorBody } from '../errors.js'
+import { FaultHolds, headerFault, injectedError, ruleFault, type AppliedFault } from '../faults/actions.js'
 import { MAGIC_FIELDS, magicFault, magicLabel } from '../faults/magic.js'
 import type { PickedRule, SandboxStateRepo } from '../store/sandbox-state.js'
 import { requestPath } from './errors.js'
 import { partnerNow } from './auth.js'
-import { journalDropped } from './journal.js'
 import { pathOf } from '../path-patterns.js'
 import { addRouteHook } from './route-hooks.js'
 
@@ -17,37 +15,6 @@ declare module 'fastify' {
     fault: AppliedFault | null
     /** A magic value noted in the body before validation; it applies only if the request gets that far. */
     magicFault: AppliedFault | null
-  }
-}
-
-export interface AppliedFault {
-  fault: Fault
-  /** The Sandbox-Fault-Applied value: the fault and its source. */
-  label: string
-  /** The connection was dropped without an answer (reset, timeout). */
-  dropped: boolean
-}
-
-/** The injected error answer: Spring's body for the status, with the headers a real one carries. */
-function injectedError (status: number, applied: AppliedFault): SandboxError {
-  const headers = { 'sandbox-fault-applied': applied.label, ...injectedErrorHeaders(status) }
-  return withStatus(new SandboxError('SANDBOX_ERR_FAULT_INJECTED', `Injected by the sandbox: ${applied.label}`, [], headers), status)
-}
-
-/** The fault a request asks for in its headers (Sandbox-Fault first, then Prism's Prefer: code=). */
-function headerFault (request: FastifyRequest): AppliedFault | undefined {
-  const header = request.headers['sandbox-fault']
-  const name = header !== undefined ? 'Sandbox-Fault' : 'Prefer'
-  const text = header ?? request.headers.prefer
-  if (text === undefined) return undefined
-  try {
-    if (Array.isArray(text)) throw new FaultSyntaxError('was sent more than once; send one header with a comma-separated list')
-    const fault = header !== undefined ? parseFault(text) : faultFromPrefer(text)
-    if (fault === undefined) return undefined
-    return { fault, label: `${formatFault(fault)}; source=${header !== undefined ? 'header' : 'prefer'}`, dropped: false }
-  } catch (err) {
-    if (!(err instanceof FaultSyntaxError)) throw err
-    throw validationFailed('request', [{ field: name, rejectedValue: typeof text === 'string' ? text.slice(0, 200) : text, code: 'SandboxFault', defaultMessage: `${name} header ${err.message}` }])
   }
 }
 
@@ -64,32 +31,11 @@ async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo
   fastify.decorateRequest('magicFault', null)
 
   // requests held by latency and timeout faults: a stop must not wait for them
-  const waits = new Set<() => void>()
-  const wait = async (ms: number): Promise<void> => await new Promise((resolve) => {
-    const end = (): void => { clearTimeout(timer); waits.delete(end); resolve() }
-    const timer = setTimeout(end, ms)
-    waits.add(end)
-  })
+  const holds = new FaultHolds(holdMs)
   fastify.addHook('preClose', (done) => {
-    for (const end of [...waits]) end()
+    holds.release()
     done()
   })
-
-  /** Ends a request without an answer: an RST at once (reset) or after holding it (timeout). */
-  const drop = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault): Promise<void> => {
-    applied.dropped = true
-    reply.raw.setHeader('sandbox-fault-applied', applied.label)
-    const socket = request.raw.socket as Socket
-    if (applied.fault.timeout) {
-      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
-      await Promise.race([wait(holdMs), closed])
-    }
-    if (!socket.destroyed) socket.resetAndDestroy()
-    // the partner's journal shows the request as dropped (status 0)
-    journalDropped(request, reply)
-    // the response never finishes: let the onResponse steps (the log line) see the request all the same
-    reply.raw.emit('error', Object.assign(new Error('connection dropped by an injected fault'), { code: 'SANDBOX_FAULT_DROPPED' }))
-  }
 
   /** The partner's fault rule for this request: null when none matches, else the rule that fired (or null) once counted. */
   const partnerRule = (request: FastifyRequest): PickedRule | null | Promise<PickedRule | null> => {
@@ -104,17 +50,14 @@ async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo
     })
   }
 
-  const ruleFault = (rule: PickedRule): AppliedFault =>
-    ({ fault: parseFault(rule.fault), label: `${rule.fault}; source=rule; rule=${rule.id}`, dropped: false })
-
   const apply = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault): Promise<void> => {
     const { fault } = applied
     reply.header('sandbox-fault-applied', applied.label)
-    if (fault.latencyMs !== undefined) await wait(fault.latencyMs)
+    if (fault.latencyMs !== undefined) await holds.wait(fault.latencyMs)
     if (fault.status !== undefined) throw injectedError(fault.status, applied)
     if (fault.reset || fault.timeout) {
       reply.hijack()
-      await drop(request, reply, applied)
+      await holds.drop(request, reply, applied)
     }
   }
 
@@ -157,9 +100,9 @@ async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo
   const replaceAnswer = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault, payload: unknown): Promise<unknown> => {
     const { fault } = applied
     reply.header('sandbox-fault-applied', applied.label)
-    if (fault.latencyMs !== undefined) await wait(fault.latencyMs)
+    if (fault.latencyMs !== undefined) await holds.wait(fault.latencyMs)
     if (fault.reset || fault.timeout) {
-      await drop(request, reply, applied)
+      await holds.drop(request, reply, applied)
       return payload
     }
     if (fault.status === undefined) return payload
@@ -172,6 +115,8 @@ async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo
   const afterOperation: onSendHookHandler = (request, reply, payload, done) => {
     const applied = request.fault
     if (applied === null || !applied.fault.after) return done(null, payload)
+    // what the operation answered, before the fault replaces it: the advisor tells a create that made its record (decorated by the journal)
+    request.operationStatus = reply.statusCode
     replaceAnswer(request, reply, applied, payload).then((p) => done(null, p), done)
   }
 

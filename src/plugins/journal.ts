@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import { basicClient } from '../auth/clients.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import type { TokenVerifier } from '../auth/verify.js'
+import { observationOf, type Observer } from '../advisor/observer.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
 import { pathOf } from '../path-patterns.js'
 import { REDACTED, SECRET_HEADERS, bodyText, headWithoutSecrets, type JournalStore, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
@@ -27,6 +28,8 @@ declare module 'fastify' {
     sentBody: unknown
     /** Not journaled: the console's own calls, or already recorded. */
     unjournaled: boolean
+    /** The partner a token request is made for, when the token endpoint's fault step found it (faults/token-endpoint.ts). */
+    tokenPartner: string | null
   }
 }
 
@@ -150,6 +153,8 @@ export interface JournalOptions {
   journals: JournalStore
   world: World
   verifier: () => TokenVerifier
+  /** Called with every entry filed, and what the entry alone does not keep (advisor/observer.ts). */
+  observers?: Observer[]
 }
 
 /**
@@ -161,10 +166,13 @@ export interface JournalOptions {
  */
 async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): Promise<void> {
   const { journals, world, verifier } = opts
+  const observers = opts.observers ?? []
   fastify.decorate('journals', journals)
   fastify.decorateRequest('rawBody', null)
   fastify.decorateRequest('sentBody', null)
   fastify.decorateRequest('unjournaled', false)
+  fastify.decorateRequest('tokenPartner', null)
+  fastify.decorateRequest('operationStatus', 0)
   if (journals.maxEntries === 0) {
     fastify.decorate('journalFile', () => {})
     return
@@ -186,19 +194,21 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
   // the hot path: every field is a value or a reference the request already holds, but for the request's
   // head without its secrets (see headWithoutSecrets); nothing is formatted here (entryOf and summaryOf do
   // that for every reader, and redact the answer's head)
-  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined): void => {
+  // answeredAfter: for an entry filed later (once its partner is known), how long the request took when answered
+  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined, answeredAfter?: number): void => {
     const url = request.originalUrl
     const token = isTokenPath(url)
     const fault = reply.getHeader('sandbox-fault-applied')
-    const duration = Math.round(reply.elapsedTime * 10) / 10
+    const elapsed = Math.round(reply.elapsedTime * 10) / 10
+    const duration = answeredAfter === undefined ? elapsed : Math.round(answeredAfter * 10) / 10
     const agent = request.tenant?.agentId ?? request.headers['agent-id']
     const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
     const sent = text(request.sentBody)
-    journals.file(partnerId, {
+    const entry: Recorded = {
       // given by the store
       id: 0,
       requestId: request.id,
-      at: Date.now() - duration,
+      at: Date.now() - elapsed,
       method: request.method,
       url,
       route: token ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
@@ -210,7 +220,11 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       requestBody: keep(body),
       responseHead: responseHead(reply),
       responseBody: keep(token ? withoutTokens(sent) : sent)
-    })
+    }
+    journals.file(partnerId, entry)
+    if (observers.length === 0) return
+    const observation = observationOf(partnerId, entry, request, reply)
+    for (const observe of observers) observe(observation)
   }
 
   /** Files a finished (or dropped: status 0) request under the partner it can be attributed to, if any. */
@@ -223,15 +237,16 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     const partnerId = request.token?.clientId
     if (partnerId !== undefined) return record(request, reply, partnerId, status, route.url)
     if (isTokenPath(request.originalUrl)) {
-      const client = tokenClient(request, text(request.sentBody), world)
+      const client = request.tokenPartner ?? tokenClient(request, text(request.sentBody), world)
       if (client !== undefined) record(request, reply, client, status, route.url)
       return
     }
     // an expired token of a partner: the request that partner most needs to see
     const bearer = status === 401 ? /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] : undefined
     if (bearer === undefined) return
+    const elapsed = reply.elapsedTime
     verifier().expiredTokenClient(bearer).then((client) => {
-      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url)
+      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url, elapsed)
     }, () => {})
   }
   fastify.decorate('journalFile', file)

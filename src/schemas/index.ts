@@ -14,6 +14,7 @@ import { SANDBOX_SCHEMAS } from './sandbox.js'
 import { SANDBOX_CONTROL_SCHEMAS } from './sandbox-controls.js'
 import { SANDBOX_STATE_SCHEMAS } from './sandbox-state.js'
 import { SNAPSHOT_SCHEMAS } from './snapshots.js'
+import { ADVICE_SCHEMAS } from './advice.js'
 
 /** Every schema with an $id, registered once (fastify.addSchema, the standalone validator, the docs). */
 export const API_SCHEMAS: TSchema[] = [
@@ -31,5 +32,6 @@ export const API_SCHEMAS: TSchema[] = [
   ...SANDBOX_STATE_SCHEMAS,
   ...SANDBOX_CONTROL_SCHEMAS,
   ...JOURNAL_SCHEMAS,
-  ...SNAPSHOT_SCHEMAS
+  ...SNAPSHOT_SCHEMAS,
+  ...ADVICE_SCHEMAS
 ]

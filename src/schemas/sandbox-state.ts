@@ -13,7 +13,7 @@ export const FaultMatch = Type.Object({
     minLength: 1,
     maxLength: 1024,
     pattern: '^/',
-    description: 'Request path without the query, as sent or without its /{version} prefix; * stands for any characters within one segment, ** for any characters',
+    description: 'Request path without the query, as sent or without its /{version} prefix; * stands for any characters within one segment, ** for any characters. A rule with a path or route that matches the token endpoint (/**/protocol/openid-connect/token) applies to the token requests of the partner\'s own clients too; one with neither, to the API only',
     examples: ['/api/customers']
   })),
   route: Type.Optional(Type.String({

@@ -33,6 +33,13 @@ export class ScenarioControl {
     this.forgetters.push(forget)
   }
 
+  /** What starts afresh when a partner's state is replaced (a reset, a snapshot restored): the advisor's findings. */
+  private readonly replacedHooks: Array<(partnerId: string) => Promise<void> | void> = []
+
+  whenReplaced (hook: (partnerId: string) => Promise<void> | void): void {
+    this.replacedHooks.push(hook)
+  }
+
   // Control operations build their new data while requests are served (the builders yield), so two of
   // them could interleave (two fresh agents taking one id, a reset dropping an agent made meanwhile):
   // they run one after the other instead. They are rare and short; API requests never wait on this.
@@ -101,7 +108,9 @@ export class ScenarioControl {
 
   private async replace (partnerId: string, snapshot: PartnerSnapshot, keepFresh: boolean): Promise<PartnerSummary> {
     await this.world.claimGuarantees(partnerId, snapshot.guarantees.map((g) => g.guaranteeId))
-    return partnerSummary(await this.world.perform<Partner>(partnerId, 'partners.replace', { snapshot, keepFresh }))
+    const replaced = await this.world.perform<Partner>(partnerId, 'partners.replace', { snapshot, keepFresh })
+    for (const hook of this.replacedHooks) await hook(partnerId)
+    return partnerSummary(replaced)
   }
 
   async createAgent (partnerId: string, opts: { scenario?: string, seed?: number, like?: string, name?: string }): Promise<AgentSummary> {

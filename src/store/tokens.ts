@@ -1,3 +1,4 @@
+import { TOKEN_EXPIRED } from '../auth/verify.js'
 import { SandboxError } from '../errors.js'
 import type { Partner } from './partner.js'
 import type { ChangeContext, World } from './world.js'
@@ -11,14 +12,19 @@ import type { ChangeContext, World } from './world.js'
  */
 
 /**
- * Revoked tokens by id until they expire, and cut-offs by issue time: a token issued (iat) before
- * revokedBefore is refused as revoked. (Issue 29's "expire every token issued so far" is a cut-off beside it.)
+ * Revoked tokens by id until they expire, and cut-offs by issue time: an access token issued (iat) before
+ * revokedBefore is refused as revoked, one issued before expiredBefore as expired (POST /__sandbox/tokens/expire),
+ * and a refresh token issued before refreshExpiredBefore as no longer active.
  */
 export interface PartnerTokenState {
   /** jti -> exp (epoch seconds) of revoked access tokens that have not expired yet. */
   revoked: Record<string, number>
   /** Epoch seconds: every token issued before is refused as revoked (see MAX_REVOKED). */
   revokedBefore?: number
+  /** Epoch seconds: every access token issued before is refused as expired. */
+  expiredBefore?: number
+  /** Epoch seconds: every refresh token issued before is refused as expired (the client must sign in again). */
+  refreshExpiredBefore?: number
 }
 
 /**
@@ -36,14 +42,14 @@ export function initialTokenState (): PartnerTokenState {
 
 /** Whether there is anything to keep (a partner without it has no tokens field in its file). */
 export function hasTokenState (s: PartnerTokenState): boolean {
-  return s.revokedBefore !== undefined || Object.keys(s.revoked).length > 0
+  return s.revokedBefore !== undefined || s.expiredBefore !== undefined || s.refreshExpiredBefore !== undefined || Object.keys(s.revoked).length > 0
 }
 
-/** The state without the revocations of tokens expired by `now` (epoch seconds). */
+/** The state without the revocations of tokens expired by `now` (epoch seconds); the cut-offs stay. */
 function pruned (s: PartnerTokenState, now: number): PartnerTokenState {
   const revoked: Record<string, number> = {}
   for (const [jti, exp] of Object.entries(s.revoked)) if (exp > now) revoked[jti] = exp
-  return s.revokedBefore === undefined ? { revoked } : { revoked, revokedBefore: s.revokedBefore }
+  return { ...s, revoked }
 }
 
 /** Why the partner refuses a verified access token (the 401's reason), or undefined: it is accepted. */
@@ -51,7 +57,14 @@ export function tokenRefusal (partner: Partner | undefined, claims: { jti: strin
   if (partner === undefined) return 'the client of the access token no longer exists'
   const s = partner.tokens
   if (s.revokedBefore !== undefined && claims.iat < s.revokedBefore) return REVOKED
-  return Object.hasOwn(s.revoked, claims.jti) ? REVOKED : undefined
+  if (Object.hasOwn(s.revoked, claims.jti)) return REVOKED
+  return s.expiredBefore !== undefined && claims.iat < s.expiredBefore ? TOKEN_EXPIRED : undefined
+}
+
+/** Whether the partner refuses a refresh token issued at iat (epoch seconds) as expired. */
+export function refreshExpired (partner: Partner | undefined, iat: number): boolean {
+  const before = partner?.tokens.refreshExpiredBefore
+  return before !== undefined && iat < before
 }
 
 export interface RevokedToken { jti: string, exp: number }
@@ -64,9 +77,21 @@ export const tokenChanges = {
     for (const t of a.tokens) if (t.exp > now) next.revoked[t.jti] = t.exp
     if (Object.keys(next.revoked).length > MAX_REVOKED) {
       // (tokens issued in this second are refused too: iat has whole seconds)
-      partner.tokens = { revoked: {}, revokedBefore: now + 1 }
+      partner.tokens = { ...next, revoked: {}, revokedBefore: now + 1 }
       return null
     }
+    partner.tokens = next
+    return null
+  },
+
+  /**
+   * Every access token of the partner issued before `before` (epoch seconds) expired, and with refresh its
+   * refresh tokens too. A later cut-off replaces an earlier one (tokens issued before it are all refused).
+   */
+  'tokens.expire' ({ partner, at }: ChangeContext, a: { before: number, refresh: boolean }): null {
+    const next = pruned(partner.tokens, Math.floor(at / 1000))
+    next.expiredBefore = Math.max(next.expiredBefore ?? 0, a.before)
+    if (a.refresh) next.refreshExpiredBefore = Math.max(next.refreshExpiredBefore ?? 0, a.before)
     partner.tokens = next
     return null
   }

@@ -13,7 +13,7 @@ export default async function guarantees (fastify: FastifyInstance): Promise<voi
       tags: ['guarantees'],
       operationId: 'getGuaranteeState',
       summary: 'Read the state of a loan guarantee',
-      description: 'spec 4.13: public, no token and no Agent-Id (a token, if sent, is ignored). The sandbox answers for the guarantees of its scenarios and ' +
+      description: 'spec 4.13: public, no token and no Agent-Id (a token, if sent, is never refused; a valid one files the read in its partner\'s journal and counts it for the partner\'s rate limit and fault rules). The sandbox answers for the guarantees of its scenarios and ' +
         `of POST /__sandbox/guarantees, and for these ids without any set-up: ${Object.keys(MAGIC_GUARANTEE_PREFIXES).join('..., ')}... ` +
         '(VALID, INVALID, no state, 404).',
       security: [],

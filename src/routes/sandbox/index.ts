@@ -9,6 +9,8 @@ declare module 'fastify' {
   }
 }
 import admin from './admin.js'
+import advice from './advice.js'
+import readiness from './readiness.js'
 import clock from './clock.js'
 import faults from './faults.js'
 import guarantees from './guarantees.js'
@@ -17,9 +19,10 @@ import partner from './partner.js'
 import state from './state.js'
 import requests from './requests.js'
 import snapshots from './snapshots.js'
+import tokens from './tokens.js'
 
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
-export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string, publicUrl: string, version: string }): Promise<void> {
+export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string, publicUrl: string, version: string, observing: boolean }): Promise<void> {
   fastify.removeContentTypeParser('text/plain')
   // control requests may come without a body (POST /reset means "as it was"), even when labelled JSON
   const json = fastify.getDefaultJsonParser('error', 'error')
@@ -47,5 +50,8 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   await fastify.register(state)
   await fastify.register(requests, { publicUrl: opts.publicUrl, version: opts.version })
   await fastify.register(snapshots)
+  await fastify.register(tokens)
+  await fastify.register(advice, { observing: opts.observing })
+  await fastify.register(readiness, { observing: opts.observing })
   await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
 }

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify'
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import { SandboxError } from '../../errors.js'
 
@@ -106,4 +107,54 @@ export function storeUnavailable (): SandboxError {
 /** The error a caller sees for a failed Redis command: a SandboxError stays as it is, anything else is the 503. */
 export function asStoreError (err: unknown): Error {
   return err instanceof SandboxError ? err : storeUnavailable()
+}
+
+/** A background writer's outage (journal, advisor): logged once when it begins and once when it ends, not for every request meanwhile. */
+export class OutageLog {
+  private down = false
+
+  constructor (private readonly log: Pick<FastifyBaseLogger, 'error' | 'info'>, private readonly lost: string, private readonly back: string) {}
+
+  readonly failed = (err: unknown): void => {
+    if (this.down) return
+    this.down = true
+    this.log.error({ err }, this.lost)
+  }
+
+  reached (): void {
+    if (!this.down) return
+    this.down = false
+    this.log.info(this.back)
+  }
+}
+
+/**
+ * What a replica sends Redis per partner after each answer (journal entries, advisor digests), gathered over
+ * one event-loop turn and sent at its end, one call per partner: a command per request cost more CPU than the
+ * requests' bytes.
+ */
+export class TurnBatches<B> {
+  private readonly pending = new Map<string, B>()
+
+  constructor (private readonly create: () => B, private readonly send: (partnerId: string, batch: B) => void) {}
+
+  /** The partner's batch of this turn: made at its first item, sent at the turn's end. */
+  of (partnerId: string): B {
+    let batch = this.pending.get(partnerId)
+    if (batch === undefined) {
+      this.pending.set(partnerId, batch = this.create())
+      if (this.pending.size === 1) setImmediate(this.flush)
+    }
+    return batch
+  }
+
+  /** A deleted partner: what it had waiting goes. */
+  drop (partnerId: string): void {
+    this.pending.delete(partnerId)
+  }
+
+  private readonly flush = (): void => {
+    for (const [partnerId, batch] of this.pending) this.send(partnerId, batch)
+    this.pending.clear()
+  }
 }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Result } from 'ioredis'
 import type { JournalFilter } from '../../schemas/journal.js'
 import { BYTES_PER_ENTRY, bodyText, headWithoutSecrets, lookup, select, type Found, type JournalStore, type Listener, type Recorded, type RecordedBody } from '../journal.js'
-import { asStoreError, type RedisClient } from './connection.js'
+import { OutageLog, TurnBatches, asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 
 /*
@@ -143,14 +143,16 @@ export class RedisJournals implements JournalStore {
   private readonly maxBytes: number
   private readonly tailed = new Map<string, Tail>()
   private timer: NodeJS.Timeout | undefined
-  private unreachable = false
+
+  private readonly outage: OutageLog
 
   constructor (
     private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     readonly maxEntries: number,
-    private readonly log: Pick<FastifyBaseLogger, 'error' | 'info'>
+    log: Pick<FastifyBaseLogger, 'error' | 'info'>
   ) {
+    this.outage = new OutageLog(log, 'the request journal cannot reach Redis: requests are not journaled, and live tails wait, until it is back', 'the request journal reaches Redis again')
     this.maxBytes = maxEntries * BYTES_PER_ENTRY
     client.defineCommand('sandboxJournalFile', { numberOfKeys: 4, lua: FILE })
     client.defineCommand('sandboxJournalTail', { numberOfKeys: 2, lua: TAIL })
@@ -162,27 +164,17 @@ export class RedisJournals implements JournalStore {
    * command each cost more CPU here than the entries' bytes).
    */
   file (partnerId: string, entry: Recorded): void {
-    let batch = this.pending.get(partnerId)
-    if (batch === undefined) {
-      this.pending.set(partnerId, batch = new Batch())
-      if (this.pending.size === 1) setImmediate(this.flush)
-    }
-    batch.add(entry)
+    this.batches.of(partnerId).add(entry)
   }
 
-  private readonly pending = new Map<string, Batch>()
-
-  private readonly flush = (): void => {
+  private readonly batches = new TurnBatches(() => new Batch(), (partnerId, batch) => {
     const k = this.keys
-    for (const [partnerId, batch] of this.pending) {
-      this.client.sandboxJournalFile(k.journal(partnerId), k.journalHead(partnerId), k.journalSizes(partnerId), k.head(partnerId), this.maxEntries, this.maxBytes, ...batch.args).then((id) => {
-        this.reached()
-        const tail = this.tailed.get(partnerId)
-        if (id > 0 && tail !== undefined) this.poll(partnerId, tail)
-      }, (err: unknown) => this.failed(err))
-    }
-    this.pending.clear()
-  }
+    this.client.sandboxJournalFile(k.journal(partnerId), k.journalHead(partnerId), k.journalSizes(partnerId), k.head(partnerId), this.maxEntries, this.maxBytes, ...batch.args).then((id) => {
+      this.outage.reached()
+      const tail = this.tailed.get(partnerId)
+      if (id > 0 && tail !== undefined) this.poll(partnerId, tail)
+    }, this.outage.failed)
+  })
 
   private async entries (partnerId: string): Promise<Recorded[]> {
     try {
@@ -252,7 +244,7 @@ export class RedisJournals implements JournalStore {
     }
     tail.polling = true
     this.client.sandboxJournalTail(this.keys.journal(partnerId), this.keys.head(partnerId), tail.after, this.maxEntries).then((entries) => {
-      this.reached()
+      this.outage.reached()
       if (entries === null) return this.end(partnerId, tail)
       for (const e of entries) {
         const entry = decode(e)
@@ -260,7 +252,7 @@ export class RedisJournals implements JournalStore {
         for (const listener of tail.listeners) listener(entry)
       }
       if (entries.length === this.maxEntries) tail.again = true
-    }, (err: unknown) => this.failed(err)).finally(() => {
+    }, this.outage.failed).finally(() => {
       tail.polling = false
       if (!tail.again) return
       tail.again = false
@@ -278,18 +270,5 @@ export class RedisJournals implements JournalStore {
   private stopPolling (): void {
     clearInterval(this.timer)
     this.timer = undefined
-  }
-
-  // an outage is logged once, when it begins, and once when it ends (not for every request meanwhile)
-  private failed (err: unknown): void {
-    if (this.unreachable) return
-    this.unreachable = true
-    this.log.error({ err }, 'the request journal cannot reach Redis: requests are not journaled, and live tails wait, until it is back')
-  }
-
-  private reached (): void {
-    if (!this.unreachable) return
-    this.unreachable = false
-    this.log.info('the request journal reaches Redis again')
   }
 }

@@ -31,6 +31,10 @@ export class RedisKeys {
   journalSizes (partnerId: string): string { return this.partnerKey(partnerId, 'journal-sizes') }
   /** The guarantee ids the partner took in the sandbox-wide index (removed with it). */
   claims (partnerId: string): string { return this.partnerKey(partnerId, 'claims') }
+  /** A list: the digests of the partner's requests not yet folded into its advisor state (store/redis/advisor.ts). */
+  advisorDigests (partnerId: string): string { return this.partnerKey(partnerId, 'advisor-digests') }
+  /** A hash: the advisor state (its folds' states as JSON) and its version (v, for compare-and-set). */
+  advisorState (partnerId: string): string { return this.partnerKey(partnerId, 'advisor-state') }
   /** A counter of the partner's own (rate limits, lockouts). */
   counter (partnerId: string, name: string): string { return this.partnerKey(partnerId, `count:${name}`) }
 
@@ -38,7 +42,7 @@ export class RedisKeys {
   allOf (partnerId: string): string[] {
     return [this.head(partnerId), this.snap(partnerId), this.log(partnerId), this.compacting(partnerId), this.namedSnapshots(partnerId),
       this.namedSnapshotInfo(partnerId), this.journal(partnerId), this.journalHead(partnerId),
-      this.journalSizes(partnerId), this.claims(partnerId)]
+      this.journalSizes(partnerId), this.claims(partnerId), this.advisorDigests(partnerId), this.advisorState(partnerId)]
   }
 
   /** A console session (expires with it). */
