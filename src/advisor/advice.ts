@@ -91,8 +91,8 @@ export interface AdviceState {
   wait: Partial<Record<'api' | 'token', { from: number, until: number }>>
   /** DUPLICATE_CREATE: creates that made their record but answered unclearly, by request. */
   unclear: Record<string, true>
-  /** REJECTED_TOKEN_REUSED: refused tokens, and when their first refusal ended. */
-  refused: Record<string, number>
+  /** REJECTED_TOKEN_REUSED: refused tokens, and when their first refusal arrived and was answered. */
+  refused: Record<string, { at: number, end: number }>
   /** POLLING_TOO_FAST: per read, its current second, reads in it, the last second over the rate and the seconds in a row. */
   polls: Record<string, { sec: number, n: number, hot: number, run: number }>
   /** REPEATED_CLIENT_ERROR: 400s by operation and rule. */
@@ -149,9 +149,15 @@ export function adviceFold (t: AdviceThresholds): Fold<AdviceState> {
 
       // a token sent after its refusal's answer (requests already on their way then do not count)
       if (d.refusedToken !== null) {
-        const refusedAt = s.refused[d.refusedToken]
-        if (refusedAt === undefined) putBounded(s.refused, d.refusedToken, d.end, MAX_REFUSED)
-        else if (d.at > refusedAt) note(s, 'REJECTED_TOKEN_REUSED', d)
+        const first = s.refused[d.refusedToken]
+        if (first === undefined) putBounded(s.refused, d.refusedToken, { at: d.at, end: d.end }, MAX_REFUSED)
+        else if (d.at > first.end) note(s, 'REJECTED_TOKEN_REUSED', d)
+        else if (first.at > d.end) {
+          // filed out of order (a refusal is filed once the verifier has said whose token it was): the one
+          // kept as the first was sent again after this one's answer
+          s.refused[d.refusedToken] = { at: d.at, end: d.end }
+          note(s, 'REJECTED_TOKEN_REUSED', d)
+        }
       }
 
       if (d.deprecated) note(s, 'DEPRECATED_VERSION', d)

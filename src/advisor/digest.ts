@@ -17,7 +17,7 @@ export type Area = 'api' | 'token' | 'control'
 export interface Digest {
   /** The request id (X-Request-Id): the journal finds the entry by it. */
   requestId: string
-  /** Arrival, and the end of the answer (or of the dropped connection), epoch ms. */
+  /** Arrival, and the answer handed over (or the connection dropped), epoch ms. */
   at: number
   end: number
   area: Area
@@ -93,7 +93,7 @@ export function digestOf (o: Observation): Digest {
   return {
     requestId: e.requestId,
     at: e.at,
-    end: e.at + e.durationMs,
+    end: o.answeredAt,
     area: areaOf(e.route, e.url),
     method: e.method,
     operation: `${e.method} ${e.route ?? e.url.split('?')[0]}`,

@@ -20,6 +20,8 @@ export interface Observation {
    * Redis the script gives it): name a request by entry.requestId, which the journal's lookup accepts too.
    */
   entry: Recorded
+  /** When the answer was handed over (epoch ms): the earliest the client could act on it. */
+  answeredAt: number
   /** The verified access token the request carried; null at the token endpoint and for a refused token. */
   token: AccessClaims | null
   /**
@@ -68,6 +70,15 @@ function retryAfterMs (value: string | undefined, now: number): number | null {
 /** Same token, same digest; the token cannot be had back from it. */
 const tokenDigest = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 22)
 
+/**
+ * When the answer was handed over, taken 1 ms early (never before the arrival): arrival times are Date.now()'s
+ * whole milliseconds less a finer elapsed time, so two requests' times can be up to 1 ms off, and a request
+ * sent just after an answer (a resend, a token request after a 401) must count as after it.
+ */
+function answeredAt (entry: Recorded, answeredMs: number): number {
+  return entry.at + Math.max(0, (answeredMs >= 0 ? answeredMs : entry.durationMs) - 1)
+}
+
 /** What the journal plugin knows of a request it just filed, for the observers. */
 export function observationOf (partnerId: string, entry: Recorded, request: FastifyRequest, reply: FastifyReply): Observation {
   const { status } = entry
@@ -78,6 +89,7 @@ export function observationOf (partnerId: string, entry: Recorded, request: Fast
   return {
     partnerId,
     entry,
+    answeredAt: answeredAt(entry, request.answeredMs),
     token: request.token ?? null,
     refusedToken: bearer === undefined ? null : tokenDigest(bearer),
     create: entry.method === 'POST' && entry.route !== null && CREATE_ROUTES.has(entry.route),

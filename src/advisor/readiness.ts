@@ -150,7 +150,9 @@ function refreshesExpiredToken (s: ReadinessState, d: Digest): void {
   if (d.area === 'token') {
     if (!ok(d.status)) return
     s.lastToken = { id: d.requestId, at: d.at }
-    if (r !== null && d.at >= r.end) r.renewedBy ??= d.requestId
+    // a token request that arrived after the refused call did (not after its answer's measured end: a quick
+    // client's next request has been seen arriving a few ms before the end the server measured for the 401)
+    if (r !== null && d.at > r.at) r.renewedBy ??= d.requestId
     return
   }
   if (d.refusedToken !== null) {
@@ -165,7 +167,7 @@ function refreshesExpiredToken (s: ReadinessState, d: Digest): void {
       return
     }
     // a token got after this refusal, and a call made with it, may have been filed before it
-    const token = s.lastToken !== null && s.lastToken.at >= d.end ? s.lastToken : null
+    const token = s.lastToken !== null && s.lastToken.at > d.at ? s.lastToken : null
     if (token !== null && s.lastCall !== null && s.lastCall.at > token.at) {
       decide(s, 'REFRESHES_EXPIRED_TOKEN', d, 'passed', [d.requestId, token.id, s.lastCall.id])
       s.refused = null
