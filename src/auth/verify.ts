@@ -1,4 +1,5 @@
 import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose'
+import { TOKEN_EXPIRED } from '../store/token-state.js'
 
 /** What the API needs to know of a verified access token. */
 export interface AccessClaims {
@@ -23,7 +24,6 @@ export class TokenError extends Error {
 }
 
 /** Why an expired access token is refused: a partner's expiry control (store/tokens.ts) says the same, as a client cannot tell them apart. */
-export const TOKEN_EXPIRED = 'the access token expired'
 
 const CACHE_LIMIT = 10_000
 // how long after its expiry a token is still recognised as ours (jose needs a finite tolerance): ten years

@@ -3,7 +3,7 @@ import type { AgentSnapshot, Guarantee, PartnerSnapshot, PublicClient, TestUser 
 import { clockNow } from '../clock.js'
 import { PARTNER_FILE_FORMAT } from './records.js'
 import { initialSandboxState, type PartnerSandboxState } from '../schemas/sandbox-state.js'
-import { hasTokenState, initialTokenState, type PartnerTokenState } from './tokens.js'
+import { hasTokenState, initialTokenState, type PartnerTokenState } from './token-state.js'
 
 /** A partner (OAuth client) with its agents, test users and guarantees. */
 export class Partner {

@@ -3,7 +3,7 @@ import type { Beneficiary } from '../schemas/beneficiaries.js'
 import type { CustomerRecord } from '../schemas/customers.js'
 import type { CustomerMessage } from '../schemas/messages.js'
 import type { PartnerSandboxState } from '../schemas/sandbox-state.js'
-import type { PartnerTokenState } from './tokens.js'
+import type { PartnerTokenState } from './token-state.js'
 
 /*
  * What the store keeps. Records are immutable once stored (a change replaces the object), which lets

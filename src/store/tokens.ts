@@ -1,6 +1,6 @@
-import { TOKEN_EXPIRED } from '../auth/verify.js'
 import { SandboxError } from '../errors.js'
 import type { Partner } from './partner.js'
+import { TOKEN_EXPIRED, type PartnerTokenState } from './token-state.js'
 import type { ChangeContext, World } from './world.js'
 
 /*
@@ -12,22 +12,6 @@ import type { ChangeContext, World } from './world.js'
  */
 
 /**
- * Revoked tokens by id until they expire, and cut-offs by issue time: an access token issued (iat) before
- * revokedBefore is refused as revoked, one issued before expiredBefore as expired (POST /__sandbox/tokens/expire),
- * and a refresh token issued before refreshExpiredBefore as no longer active.
- */
-export interface PartnerTokenState {
-  /** jti -> exp (epoch seconds) of revoked access tokens that have not expired yet. */
-  revoked: Record<string, number>
-  /** Epoch seconds: every token issued before is refused as revoked (see MAX_REVOKED). */
-  revokedBefore?: number
-  /** Epoch seconds: every access token issued before is refused as expired. */
-  expiredBefore?: number
-  /** Epoch seconds: every refresh token issued before is refused as expired (the client must sign in again). */
-  refreshExpiredBefore?: number
-}
-
-/**
  * The most revoked tokens a partner keeps by id (each until it expires). A revocation past it revokes every
  * token of the partner issued until then instead (a cut-off replaces the list): a revoked token stays refused,
  * and the partner's state stays small (it travels with every snapshot of the partner).
@@ -35,15 +19,6 @@ export interface PartnerTokenState {
 export const MAX_REVOKED = 10_000
 
 const REVOKED = 'the access token was revoked'
-
-export function initialTokenState (): PartnerTokenState {
-  return { revoked: {} }
-}
-
-/** Whether there is anything to keep (a partner without it has no tokens field in its file). */
-export function hasTokenState (s: PartnerTokenState): boolean {
-  return s.revokedBefore !== undefined || s.expiredBefore !== undefined || s.refreshExpiredBefore !== undefined || Object.keys(s.revoked).length > 0
-}
 
 /** The state without the revocations of tokens expired by `now` (epoch seconds); the cut-offs stay. */
 function pruned (s: PartnerTokenState, now: number): PartnerTokenState {
