@@ -204,7 +204,9 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
   // head without its secrets (see headWithoutSecrets); nothing is formatted here (entryOf and summaryOf do
   // that for every reader, and redact the answer's head)
   // answeredAfter: for an entry filed later (once its partner is known), how long the request took when answered
-  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined, answeredAfter?: number): void => {
+  // arrivedAt: the same, when it arrived (reply.elapsedTime stops at the answer's end, so Date.now() less it
+  // is the arrival only at the end: an entry filed later would seem to have arrived later)
+  const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined, answeredAfter?: number, arrivedAt?: number): void => {
     const url = request.originalUrl
     const token = isTokenPath(url)
     const fault = reply.getHeader('sandbox-fault-applied')
@@ -217,7 +219,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       // given by the store
       id: 0,
       requestId: request.id,
-      at: Date.now() - elapsed,
+      at: arrivedAt ?? Date.now() - elapsed,
       method: request.method,
       url,
       route: token ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
@@ -254,8 +256,9 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     const bearer = status === 401 ? /^Bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] : undefined
     if (bearer === undefined) return
     const elapsed = reply.elapsedTime
+    const arrived = Date.now() - elapsed
     verifier().expiredTokenClient(bearer).then((client) => {
-      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url, elapsed)
+      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url, elapsed, arrived)
     }, () => {})
   }
   fastify.decorate('journalFile', file)
