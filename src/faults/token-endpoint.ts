@@ -98,13 +98,21 @@ export class TokenEndpointFaults {
    * thrown as the injected error; reset and timeout drop the connection.
    */
   async apply (request: FastifyRequest, reply: FastifyReply): Promise<TokenFaultOutcome> {
-    const partnerId = await this.requester(request)
-    if (partnerId === undefined) return { proceed: true }
-    request.tokenPartner = partnerId
-    let applied = headerFault(request)
-    if (applied === undefined) {
-      const rule = await this.rules.pick(partnerId, { method: request.method, path: requestPath(request), apiPath: pathOf(request.url), route: this.tokenPath, agentId: undefined, token: true })
-      if (rule !== null) applied = ruleFault(rule)
+    let applied: AppliedFault | undefined
+    try {
+      const partnerId = await this.requester(request)
+      if (partnerId === undefined) return { proceed: true }
+      request.tokenPartner = partnerId
+      applied = headerFault(request)
+      if (applied === undefined) {
+        const rule = await this.rules.pick(partnerId, { method: request.method, path: requestPath(request), apiPath: pathOf(request.url), route: this.tokenPath, agentId: undefined, token: true })
+        if (rule !== null) applied = ruleFault(rule)
+      }
+    } catch (err) {
+      // the shared store is unreachable: no fault can be looked up; the provider meets the same outage and
+      // answers it in OAuth's shape (503 temporarily_unavailable, Retry-After: auth/provider.ts)
+      if (err instanceof SandboxError && err.code === 'SANDBOX_ERR_STORE_UNAVAILABLE') return { proceed: true }
+      throw err
     }
     if (applied === undefined) return { proceed: true }
     const { fault } = applied
