@@ -9,6 +9,11 @@ export function pathOf (url: string): string {
   return q === -1 ? url : url.slice(0, q)
 }
 
+/** The path of a request as the client sent it (before version rewriting), without the query. */
+export function requestPath (request: { originalUrl: string }): string {
+  return pathOf(request.originalUrl)
+}
+
 const compiled = new Map<string, RegExp>()
 
 /** The path pattern as a regular expression; the patterns in use are few, so each is compiled once. */

@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify'
 import { Ajv } from 'ajv'
 import { loadConfig } from '../src/config.js'
 import type { JournalEntry } from '../src/schemas/journal.js'
-import { journalDropped } from '../src/plugins/journal.js'
 import { buildServer } from '../src/server.js'
 import { BYTES_PER_ENTRY, MemoryJournals } from '../src/store/journal.js'
 import { anotherKey, api, build, expiryOf, listen, resign, tokenFor, unsigned, PARTNER_A, PARTNER_B, PUBLIC_URL, SIGNING_KEY, TOKEN_PATH, type Credentials } from './helper.js'
@@ -253,7 +252,7 @@ t.test('a request whose connection is dropped without an answer is journaled wit
     fastify.addHook('preHandler', (request, reply, done) => {
       if (request.headers['x-test-drop'] === undefined) return done()
       reply.raw.setHeader('sandbox-fault-applied', 'reset; source=header')
-      journalDropped(request, reply)
+      request.server.journalFile(request, reply, 0)
       reply.hijack()
       request.raw.destroy()
     })

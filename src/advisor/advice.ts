@@ -1,5 +1,6 @@
-import type { Digest } from './digest.js'
-import { putBounded, type Fold } from './folds.js'
+import { ADVICE_CODES, type AdviceCode } from '../schemas/advice.js'
+import type { Digest, Fold } from '../store/advisor.js'
+import { putBounded } from './folds.js'
 
 /*
  * The integration advisor's findings (GET /__sandbox/advice): what a partner's client does wrong, judged from
@@ -8,8 +9,6 @@ import { putBounded, type Fold } from './folds.js'
  * Requests to the control API (/__sandbox) are the test harness's, not the integration's: not judged.
  */
 
-export const ADVICE_CODES = ['TOKEN_PER_REQUEST', 'RETRY_WITHOUT_BACKOFF', 'RETRY_AFTER_IGNORED', 'DUPLICATE_CREATE', 'REJECTED_TOKEN_REUSED', 'DEPRECATED_VERSION', 'POLLING_TOO_FAST', 'REPEATED_CLIENT_ERROR'] as const
-export type AdviceCode = typeof ADVICE_CODES[number]
 export type Severity = 'error' | 'warning' | 'info'
 
 /** The thresholds an operator can change (config: SANDBOX_ADVICE_*). */

@@ -1,52 +1,16 @@
 import { hash } from 'node:crypto'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
+import type { Area, Digest } from '../store/advisor.js'
 import { bodyText } from '../store/journal.js'
 import type { Observation } from './observer.js'
 
 /*
- * A request reduced to what the advisor's folds judge (advisor/folds.ts): small and plain JSON, because with
+ * A request reduced to what the advisor's folds judge (its shape, Digest, is in store/advisor.ts): small and plain JSON, because with
  * replicas it travels through Redis to be folded by whichever replica reads the partner's state
- * (store/redis/advisor.ts). A fold that needs more of a request adds a field here.
+ * (store/redis/advisor.ts). A fold that needs more of a request adds a field to Digest and fills it here.
  */
 
 const TOKEN_ROUTE = `${REALM_PATH}${ROUTES.token}`
-
-/** Which part of the sandbox a request went to: the bank's API, the token endpoint, or the control API. */
-export type Area = 'api' | 'token' | 'control'
-
-export interface Digest {
-  /** The request id (X-Request-Id): the journal finds the entry by it. */
-  requestId: string
-  /** Arrival, and the answer handed over (or the connection dropped), epoch ms. */
-  at: number
-  end: number
-  area: Area
-  method: string
-  /** The operation: method and route template, or method and path when no route matched. */
-  operation: string
-  /** The request itself: method, URL and (a hash of) the body; equal for a request sent again unchanged. */
-  request: string
-  /** 0: the connection was dropped without an answer (a reset or timeout). */
-  status: number
-  /** An `after` fault replaced, delayed or dropped the operation's answer. */
-  afterFault: boolean
-  create: boolean
-  /** The operation ran and answered 2xx (for a create: its record was made), whatever the client got. */
-  succeeded: boolean
-  /** Retry-After of a 429 or 503, in ms; 0 when none. */
-  retryAfterMs: number
-  deprecated: boolean
-  /** The access token the request carried: its id, expiry (epoch s) and subject (user, or '' for the client). */
-  tokenId: string | null
-  tokenExp: number
-  tokenSubject: string
-  /** A refused token's digest (observer.ts). */
-  refusedToken: string | null
-  /** For a 400: the rule broken (error code and the fields with their rules), else null. */
-  rule: string | null
-  /** A page of a list read (a 2xx GET whose answer has page info): the list (URL without page), page number, last. */
-  page: { list: string, number: number, last: boolean } | null
-}
 
 const areaOf = (route: string | null, url: string): Area =>
   route === TOKEN_ROUTE ? 'token' : (route ?? url).startsWith('/__sandbox') ? 'control' : 'api'

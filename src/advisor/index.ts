@@ -7,7 +7,7 @@ import { RedisAdvisorStore } from '../store/redis/advisor.js'
 import { adviceFold, type AdviceThresholds } from './advice.js'
 import { readinessFold } from './readiness.js'
 import { digestOf } from './digest.js'
-import type { Fold } from './folds.js'
+import type { Fold } from '../store/advisor.js'
 import type { Observer } from './observer.js'
 
 /*

@@ -1,6 +1,7 @@
 import { unclearAnswer, type AdviceThresholds } from './advice.js'
-import type { Digest } from './digest.js'
-import { putBounded, type Fold } from './folds.js'
+import { CASES, READINESS_CASES, type ReadinessCase } from '../schemas/advice.js'
+import type { Digest, Fold } from '../store/advisor.js'
+import { putBounded } from './folds.js'
 
 /*
  * The go-live readiness checklist (GET /__sandbox/readiness, issue 29): cases the bank wants to see a partner's
@@ -10,48 +11,6 @@ import { putBounded, type Fold } from './folds.js'
  * and run again passes), except USES_CURRENT_VERSION, which one deprecated call fails until the state is cleared.
  * Requests to the control API are the test harness's: not judged.
  */
-
-export const READINESS_CASES = ['RETRIES_SERVER_ERROR', 'HONOURS_RETRY_AFTER', 'NO_DUPLICATE_AFTER_TIMEOUT', 'REFRESHES_EXPIRED_TOKEN',
-  'SURVIVES_TOKEN_ENDPOINT_OUTAGE', 'HANDLES_VALIDATION_ERROR', 'PAGES_TO_THE_END', 'USES_CURRENT_VERSION'] as const
-export type ReadinessCase = typeof READINESS_CASES[number]
-
-const TOKEN_PATH = '/**/protocol/openid-connect/token'
-
-/** What each case is, and how a partner provokes it (the fault header, magic value or control, concretely). */
-export const CASES: Record<ReadinessCase, { title: string, howTo: string }> = {
-  RETRIES_SERVER_ERROR: {
-    title: 'Retries a read that failed with 500, 502 or 503, after a pause',
-    howTo: 'Make one read fail: send it with the header "Sandbox-Fault: status=503", or add the rule {"match":{"method":"GET","path":"/api/banks"},"fault":"status=500","times":1} (POST /__sandbox/faults). Your client should send the same read again after a pause and get a 2xx.'
-  },
-  HONOURS_RETRY_AFTER: {
-    title: 'Waits for Retry-After after a 429 or 503, then succeeds',
-    howTo: 'Add the rule {"match":{"path":"/api/banks"},"fault":"status=503","times":1} (POST /__sandbox/faults): the 503 carries Retry-After: 5. Your client should send nothing to the API for those 5 seconds, then succeed.'
-  },
-  NO_DUPLICATE_AFTER_TIMEOUT: {
-    title: 'Makes no second record after a create whose answer was lost',
-    howTo: 'Create a record with the header "Sandbox-Fault: after, timeout" (or "after, status=502", or the magic value SANDBOX-AFTER-502 in customerReference, productCode, beneficiaryReference or message): the record is made, the answer lost. Your client should look it up before creating it again (or not repeat), then carry on.'
-  },
-  REFRESHES_EXPIRED_TOKEN: {
-    title: 'Gets a new token after a 401 invalid_token, and the call succeeds',
-    howTo: 'POST /__sandbox/tokens/expire: every token your client holds is refused from then on with 401 invalid_token. Your client should get a new token (or refresh) once and call again with it.'
-  },
-  SURVIVES_TOKEN_ENDPOINT_OUTAGE: {
-    title: 'Gets a token after a failed token request (5xx, timeout)',
-    howTo: `Add the rule {"match":{"method":"POST","path":"${TOKEN_PATH}"},"fault":"status=503","times":1} (POST /__sandbox/faults), then POST /__sandbox/tokens/expire so that your client needs a new token. Its token request fails; it should ask again after a pause and get one.`
-  },
-  HANDLES_VALIDATION_ERROR: {
-    title: 'Does not send a refused create again unchanged, and later makes a valid one',
-    howTo: 'Send a create the API refuses with 400 (POST /api/customers with "mobilePhoneNumber": "123"): the answer\'s errors[] names the field. Your client should not send it again unchanged, and later make a valid create.'
-  },
-  PAGES_TO_THE_END: {
-    title: 'Walks a list page by page to the last page',
-    howTo: 'Read a list of more than one page from page=0 on, one page after the other, until the answer\'s page.last is true (GET /api/customers?size=2&page=0, then page=1, ...).'
-  },
-  USES_CURRENT_VERSION: {
-    title: 'Calls the current API version only',
-    howTo: 'Call the bank\'s API at /api/... (the current version). A call under a deprecated version prefix (/4.0/api/..., answered with a Deprecation header) fails this case.'
-  }
-}
 
 export type Verdict = 'passed' | 'failed' | 'not-tried'
 

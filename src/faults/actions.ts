@@ -1,13 +1,12 @@
 import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { SandboxError, validationFailed, withStatus } from '../errors.js'
-import { journalDropped } from '../plugins/journal.js'
-import type { PickedRule } from '../store/sandbox-state.js'
+import type { PickedRule } from './rules.js'
 import { FaultSyntaxError, faultFromPrefer, formatFault, injectedErrorHeaders, parseFault, type Fault } from './fault.js'
 
 /*
  * What a fault does to a request, wherever it applies: the bank's API (plugins/faults.ts) and the token
- * endpoint of a partner's own clients (faults/token-endpoint.ts) read the same headers and rules and answer,
+ * endpoint of a partner's own clients (auth/token-endpoint-faults.ts) read the same headers and rules and answer,
  * hold and drop the same way.
  */
 
@@ -75,7 +74,7 @@ export class FaultHolds {
     }
     if (!socket.destroyed) socket.resetAndDestroy()
     // the partner's journal shows the request as dropped (status 0)
-    journalDropped(request, reply)
+    request.server.journalFile(request, reply, 0)
     // the response never finishes: let the onResponse steps (the log line) see the request all the same
     reply.raw.emit('error', Object.assign(new Error('connection dropped by an injected fault'), { code: 'SANDBOX_FAULT_DROPPED' }))
   }

@@ -9,6 +9,9 @@ import type { FaultMatch, FaultRuleState } from '../schemas/sandbox-state.js'
  */
 
 /** What a rule can match on: the request as sent and as routed. */
+/** The rule that fired for a request. */
+export interface PickedRule { id: string, fault: string }
+
 export interface RequestFacts {
   method: string
   /** Path without the query, as sent (a version prefix included). */

@@ -6,16 +6,11 @@ import { SandboxError, codeForStatus, errorBody, validationFailed } from '../err
 import './validation.js'
 import { fieldErrorsFromAjv } from '../schemas/validation.js'
 import type { Reference } from '../schemas/reference.js'
-import { pathOf } from '../path-patterns.js'
+import { requestPath } from '../path-patterns.js'
 import { partnerNow } from './auth.js'
 import { KNOWN_VERSION_PATH, UNKNOWN_VERSION_PATH } from '../api-versions.js'
 
 type ValidationError = FastifyError & { validation: ErrorObject[], validationContext: string }
-
-/** The path of the request as the client sent it (before version rewriting), without the query. */
-export function requestPath (request: FastifyRequest): string {
-  return pathOf(request.originalUrl)
-}
 
 function fromValidation (error: ValidationError, request: FastifyRequest, ref: Reference): SandboxError {
   const context = error.validationContext

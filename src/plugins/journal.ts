@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     journals: JournalStore
-    /** Files a request in its partner's journal with this status (see journalDropped). */
+    /** Files a request in its partner's journal with this status (0: dropped, the connection reset by an injected fault: faults/actions.ts). */
     journalFile: (request: FastifyRequest, reply: FastifyReply, status: number) => void
   }
   interface FastifyRequest {
@@ -35,7 +35,7 @@ declare module 'fastify' {
     answeredMs: number
     /** Not journaled: the console's own calls, or already recorded. */
     unjournaled: boolean
-    /** The partner a token request is made for, when the token endpoint's fault step found it (faults/token-endpoint.ts). */
+    /** The partner a token request is made for, when the token endpoint's fault step found it (auth/token-endpoint-faults.ts). */
     tokenPartner: string | null
   }
 }
@@ -290,8 +290,4 @@ export function tapProviderAnswer (request: FastifyRequest, reply: FastifyReply)
  * For a request whose connection is dropped without an answer (an injected reset or timeout fault hijacks
  * the reply and destroys the socket; onResponse never runs): files it with status 0.
  */
-export function journalDropped (request: FastifyRequest, reply: FastifyReply): void {
-  request.server.journalFile(request, reply, 0)
-}
-
 export default fp(journalPlugin, { name: 'sandbox-journal' })

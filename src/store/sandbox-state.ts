@@ -1,7 +1,7 @@
 import { advanceBy, clockNow, localDateTimeSast, parseInstant, todaySast } from '../clock.js'
 import { notFound, SandboxError, validationFailed } from '../errors.js'
 import { FaultSyntaxError, formatFault, parseFault } from '../faults/fault.js'
-import { isActive, matches, pickRule, type RequestFacts } from '../faults/rules.js'
+import { isActive, matches, pickRule, type PickedRule, type RequestFacts } from '../faults/rules.js'
 import type { ClockRequest, FaultRuleRequest } from '../schemas/sandbox-controls.js'
 import type { FaultRuleState } from '../schemas/sandbox-state.js'
 import type { Partner } from './partner.js'
@@ -13,9 +13,6 @@ import type { ChangeContext, World } from './world.js'
  */
 
 export const MAX_FAULT_RULES = 100
-
-/** The rule that fired for a request. */
-export interface PickedRule { id: string, fault: string }
 
 function invalid (field: string, value: unknown, code: string, message: string): SandboxError {
   return validationFailed('request', [{ field, rejectedValue: value, code, defaultMessage: message }])

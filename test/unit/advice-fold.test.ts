@@ -1,6 +1,6 @@
 import t from 'tap'
 import { adviceFold, findingsOf, type AdviceState } from '../../src/advisor/advice.js'
-import type { Digest } from '../../src/advisor/digest.js'
+import type { Digest } from '../../src/store/advisor.js'
 
 /*
  * The advice fold's edges that traffic over HTTP cannot time (test/advice.test.ts plays the clients): requests

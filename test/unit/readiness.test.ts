@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { Digest } from '../../src/advisor/digest.js'
+import type { Digest } from '../../src/store/advisor.js'
 import { checklistOf, junitOf, readinessFold, type ReadinessState } from '../../src/advisor/readiness.js'
 
 /* The readiness fold's edges that are hard to play over HTTP: requests in parallel, pages skipped, XML escaping. */

@@ -1,8 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Result } from 'ioredis'
-import type { Digest } from '../../advisor/digest.js'
-import { foldInto, initialStates, type Fold, type FoldStates } from '../../advisor/folds.js'
-import { restart, type AdvisorStore } from '../advisor.js'
+import { foldInto, initialStates, restart, type AdvisorStore, type Digest, type Fold, type FoldStates } from '../advisor.js'
 import { OutageLog, TurnBatches, asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 

@@ -1,6 +1,6 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider'
 import type { Result } from 'ioredis'
-import { clientAdapter, revokeIssued, type AdapterHooks, type IssuedToken, type ProviderStorage, type ProviderStorageFactory } from '../../auth/adapter.js'
+import { clientAdapter, revokeIssued, type AdapterHooks, type IssuedToken, type ProviderStorage, type ProviderStorageFactory } from '../provider-storage.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 

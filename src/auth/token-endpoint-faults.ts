@@ -1,13 +1,12 @@
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { basicCredentials, confidentialClient } from '../auth/clients.js'
+import { basicCredentials, confidentialClient } from './clients.js'
 import { SandboxError, errorBody } from '../errors.js'
-import { requestPath } from '../plugins/errors.js'
-import { pathOf } from '../path-patterns.js'
+import { pathOf, requestPath } from '../path-patterns.js'
 import type { SandboxStateRepo } from '../store/sandbox-state.js'
 import type { World } from '../store/world.js'
-import { FaultHolds, headerFault, injectedError, ruleFault, type AppliedFault } from './actions.js'
+import { FaultHolds, headerFault, injectedError, ruleFault, type AppliedFault } from '../faults/actions.js'
 
 /*
  * Faults at the token endpoint (issue 29): a Sandbox-Fault header, or a fault rule whose path or route matches

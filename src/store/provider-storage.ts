@@ -1,5 +1,11 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider'
-import type { RevokedToken } from '../store/tokens.js'
+import type { RevokedToken } from './tokens.js'
+
+/*
+ * The identity provider's (oidc-provider's) storage, one interface with two backends like the rest of the
+ * store: in this process (createAdapterFactory below) or in Redis with replicas (store/redis/oidc-adapter.ts).
+ * The provider itself is wired in auth/provider.ts.
+ */
 
 export interface AdapterHooks {
   /** The OAuth client metadata of a partner, or undefined. */
