@@ -142,7 +142,11 @@ async function crashCycles (t: Test, scenario: string, cycles: number): Promise<
     const tokens = { 'partner-a': await token(port, 'partner-a'), 'partner-b': await token(port, 'partner-b') }
     const before = acked.length
     const writers = Array.from({ length: WRITERS }, () => writer(port, tokens, acked, counts))
-    // a random moment: most of a batch's life is its write and fsync, so kills land inside batches
+    // amid writes: once the first create of the cycle is answered (on the large scenario the first write
+    // to the 84 MB partner took longer than the whole random delay on a busy CI machine, so every kill landed
+    // before any create), then at a random moment: most of a batch's life is its write and fsync, so kills
+    // land inside batches
+    for (let waited = 0; acked.length === before && waited < 60_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10))
     const delay = 50 + Math.floor(Math.random() * 400)
     await new Promise((resolve) => setTimeout(resolve, delay))
     await kill(child)
