@@ -3,11 +3,11 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { get } from 'node:http'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { freePort } from '../test/ports.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const RESULTS = join(ROOT, 'bench', 'results')
@@ -49,16 +49,8 @@ export function clockTicks (): number {
 export const say = (line: string): void => { process.stderr.write(`${line}\n`) }
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-export function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, HOST, () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
+/** A free port of 127.0.0.1 (HOST), as the tests choose theirs. */
+export { freePort }
 
 export function healthStatus (port: number): Promise<number> {
   return new Promise((resolve) => {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import type { Test } from 'tap'
 import * as oidc from 'openid-client'
+import { call, type Sent } from './calls.js'
 import { TOKEN_PATH, listen } from './helper.js'
 
 /*
@@ -16,7 +17,6 @@ const MESSAGE = { message: 'ADVISOR', fromDepartment: 'CI', fromPerson: 'CI' }
 
 interface Finding { code: string, severity: string, title: string, count: number, firstSeen: string, lastSeen: string, examples: string[], advice: string, docs: string }
 interface Advice { observing: boolean, requests: number, findings: Finding[] }
-interface Sent { status: number, headers: Headers, body: string }
 
 async function token (base: string, client = 'partner-a', secret = 'partner-a-secret'): Promise<string> {
   const res = await fetch(`${base}${TOKEN_PATH}`, {
@@ -26,20 +26,6 @@ async function token (base: string, client = 'partner-a', secret = 'partner-a-se
   })
   if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`)
   return (await res.json() as { access_token: string }).access_token
-}
-
-/** One API call; a dropped connection is status 0. */
-async function call (base: string, bearer: string, path: string, opts: { method?: string, body?: unknown, headers?: Record<string, string> } = {}): Promise<Sent> {
-  try {
-    const res = await fetch(`${base}${path}`, {
-      method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
-      headers: { authorization: `Bearer ${bearer}`, 'agent-id': '1001', ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body)
-    })
-    return { status: res.status, headers: res.headers, body: await res.text() }
-  } catch {
-    return { status: 0, headers: new Headers(), body: '' }
-  }
 }
 
 // the test's own token for the control API, kept (a token request is judged like any other of the partner's)

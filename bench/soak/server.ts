@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
+import { freePort } from '../../test/ports.js'
 
 // The sandbox as a separate process for the soak: the built command (dist/cli.js), optionally on one core.
 export interface Sandbox {
@@ -8,17 +8,6 @@ export interface Sandbox {
   port: number
   base: string
   exited: Promise<number | null>
-}
-
-export async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 function health (port: number): Promise<number> {

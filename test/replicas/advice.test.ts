@@ -1,4 +1,5 @@
 import t from 'tap'
+import { call as apiCall } from '../calls.js'
 import { freePort, replicaSkip, startRedis, startRedisCluster, startReplicas, token, type Replica } from './harness.js'
 
 /*
@@ -16,18 +17,10 @@ interface Finding { code: string, count: number, examples: string[] }
 interface Advice { observing: boolean, requests: number, findings: Finding[] }
 interface Sent { status: number, requestId: string | null }
 
-async function call (base: string, bearer: string, path: string, opts: { method?: string, body?: unknown, headers?: Record<string, string> } = {}): Promise<Sent> {
-  try {
-    const res = await fetch(`${base}${path}`, {
-      method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
-      headers: { authorization: `Bearer ${bearer}`, 'agent-id': '1001', ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body)
-    })
-    await res.arrayBuffer()
-    return { status: res.status, requestId: res.headers.get('x-request-id') }
-  } catch {
-    return { status: 0, requestId: null }
-  }
+/** An API call (test/calls.ts) as this file judges it: its status and the request id the replica gave it. */
+async function call (...args: Parameters<typeof apiCall>): Promise<Sent> {
+  const sent = await apiCall(...args)
+  return { status: sent.status, requestId: sent.headers.get('x-request-id') }
 }
 
 const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))

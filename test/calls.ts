@@ -1,0 +1,21 @@
+/** An answer as a client saw it; status 0 when the connection was dropped without one. */
+export interface Sent { status: number, headers: Headers, body: string }
+
+export interface CallOptions { method?: string, body?: unknown, headers?: Record<string, string> }
+
+/**
+ * One call of the bank's API as agent 1001 with a bearer token: a POST with a JSON body when there is a body,
+ * else a GET (opts.method overrides). A dropped connection (an injected reset) is status 0, not an error.
+ */
+export async function call (base: string, bearer: string, path: string, opts: CallOptions = {}): Promise<Sent> {
+  try {
+    const res = await fetch(`${base}${path}`, {
+      method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
+      headers: { authorization: `Bearer ${bearer}`, 'agent-id': '1001', ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body)
+    })
+    return { status: res.status, headers: res.headers, body: await res.text() }
+  } catch {
+    return { status: 0, headers: new Headers(), body: '' }
+  }
+}
