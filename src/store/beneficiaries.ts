@@ -3,6 +3,7 @@ import type { Paging } from '../schemas/common.js'
 import type { BeneficiaryCreateRequest } from '../schemas/beneficiaries.js'
 import type { Reference } from '../schemas/reference.js'
 import type { AgentStore } from './agent.js'
+import { intern } from './intern.js'
 import { pageOf } from './paging.js'
 import { compact, type StoredBeneficiary } from './records.js'
 import type { ChangeContext, Tenant, World } from './world.js'
@@ -36,8 +37,9 @@ export const beneficiaryChanges = {
     const customer = store.customer(a.customerId)
     if (customer === undefined) throw notFound('Customer', a.customerId)
     world.ensureRoom(partner, 1)
-    // the customer's own id string, as for messages (store/messages.ts)
-    const beneficiary = buildBeneficiary(store, world.reference, customer.customerId, a.req)
+    // the customer's own id string, and one copy of each text that repeats, as for messages (store/messages.ts)
+    const req = { ...a.req, name: intern(a.req.name), beneficiaryReference: intern(a.req.beneficiaryReference), clientReference: intern(a.req.clientReference), accountCategory: intern(a.req.accountCategory) }
+    const beneficiary = buildBeneficiary(store, world.reference, customer.customerId, req)
     store.addBeneficiary(beneficiary)
     return beneficiary
   }
