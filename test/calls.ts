@@ -19,3 +19,9 @@ export async function call (base: string, bearer: string, path: string, opts: Ca
     return { status: 0, headers: new Headers(), body: '' }
   }
 }
+
+/** A call (as `call`) judged by its status and the request id the server gave it (X-Request-Id; null when dropped). */
+export async function callWithId (...args: Parameters<typeof call>): Promise<{ status: number, requestId: string | null }> {
+  const sent = await call(...args)
+  return { status: sent.status, requestId: sent.headers.get('x-request-id') }
+}

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { call as apiCall } from '../calls.js'
+import { callWithId as call } from '../calls.js'
 import { freePort, replicaSkip, startRedis, startRedisCluster, startReplicas, token, type Replica } from './harness.js'
 
 /*
@@ -15,14 +15,6 @@ const RETRY_WINDOW_MS = 5000
 
 interface Finding { code: string, count: number, examples: string[] }
 interface Advice { observing: boolean, requests: number, findings: Finding[] }
-interface Sent { status: number, requestId: string | null }
-
-/** An API call (test/calls.ts) as this file judges it: its status and the request id the replica gave it. */
-async function call (...args: Parameters<typeof apiCall>): Promise<Sent> {
-  const sent = await apiCall(...args)
-  return { status: sent.status, requestId: sent.headers.get('x-request-id') }
-}
-
 const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
 t.test('findings from traffic served by both replicas', { skip }, async (t) => {
@@ -56,7 +48,7 @@ t.test('findings from traffic served by both replicas', { skip }, async (t) => {
 
   await t.test('retries without backoff, alternating between the replicas', async (t) => {
     const bearer = await token(r1.base)
-    const sent: Sent[] = []
+    const sent: Array<{ status: number, requestId: string | null }> = []
     for (let i = 0; i < 4; i++) sent.push(await call(both[i % 2].base, bearer, MESSAGES, { body: { message: 'RETRIED', fromDepartment: 'CI', fromPerson: 'CI' }, headers: { 'sandbox-fault': 'status=500' } }))
     t.same(sent.map((s) => s.status), [500, 500, 500, 500])
     const a = await adviceWith(r1, 'RETRY_WITHOUT_BACKOFF')

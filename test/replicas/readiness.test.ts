@@ -1,4 +1,5 @@
 import t from 'tap'
+import { callWithId as call } from '../calls.js'
 import { freePort, replicaSkip, startRedis, startReplicas, token, type Replica } from './harness.js'
 
 /*
@@ -9,16 +10,6 @@ import { freePort, replicaSkip, startRedis, startReplicas, token, type Replica }
 const skip = replicaSkip()
 
 interface Case { case: string, status: string, requestIds: string[] }
-
-async function call (base: string, bearer: string, path: string, opts: { method?: string, body?: unknown, headers?: Record<string, string> } = {}): Promise<{ status: number, requestId: string }> {
-  const res = await fetch(`${base}${path}`, {
-    method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
-    headers: { authorization: `Bearer ${bearer}`, 'agent-id': '1001', ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }), ...opts.headers },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body)
-  })
-  await res.arrayBuffer()
-  return { status: res.status, requestId: String(res.headers.get('x-request-id')) }
-}
 
 const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
