@@ -14,7 +14,7 @@ import type { Observer } from './observer.js'
  * The integration advisor, as app.ts wires it: the folds over each partner's requests, the store of their
  * states (in this process, or in Redis with replicas), and the journal observer that feeds it.
  *
- * To judge requests another way (the go-live readiness checklist): write a Fold (advisor/folds.ts) and add it
+ * To judge requests another way (the go-live readiness checklist): write a Fold (declared in store/advisor.ts) and add it
  * to folds() below; it gets every digest, its state is kept, shared by replicas and cleared with the others
  * (a reset clears every fold, DELETE /__sandbox/advice only 'advice'), and fastify.advisor.store.read(partnerId)
  * returns it under its name. A fold that needs more of a request adds a field to Digest (advisor/digest.ts),

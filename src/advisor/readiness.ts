@@ -6,7 +6,7 @@ import { putBounded } from './folds.js'
 /*
  * The go-live readiness checklist (GET /__sandbox/readiness, issue 29): cases the bank wants to see a partner's
  * client handle, each proved (or disproved) by the partner's own requests as they are journaled. A fold
- * beside the advice (advisor/folds.ts): a verdict per case and the few requests each case is waiting on, so it
+ * beside the advice (a Fold: store/advisor.ts): a verdict per case and the few requests each case is waiting on, so it
  * holds beyond the journal's bound and is shared by replicas. A case's latest verdict stands (a client fixed
  * and run again passes), except USES_CURRENT_VERSION, which one deprecated call fails until the state is cleared.
  * Requests to the control API are the test harness's: not judged.
