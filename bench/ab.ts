@@ -2,18 +2,22 @@
 // (bench/harness.ts), to measure one change: copy dist/ elsewhere before the change (the copy must sit in a
 // directory beside a package.json and node_modules, e.g. a symlinked checkout), rebuild, then
 //   npx tsx bench/ab.ts w1 'before|/tmp/ab/dist|' 'after|dist|' 'after-no-journal|dist|SANDBOX_JOURNAL_SIZE=0'
-// Each sandbox is 'name|dist directory|KEY=value KEY=value'. BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS apply.
+// Each sandbox is 'name|dist directory|KEY=value KEY=value|node flags' (the last two may be left out), e.g.
+//   'serial-compiles|dist||--no-concurrent-recompilation'. BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS apply.
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Server, freePort, sandboxEnv, startBaseline, w1Options, w2Options, compare, once, reset, type Contender } from './harness.js'
 
 const which = process.argv[2]
-const specs = process.argv.slice(3).map((s) => { const [name, dist, env = ''] = s.split('|'); return { name, dist, env: Object.fromEntries(env.split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) } })
+const specs = process.argv.slice(3).map((s) => {
+  const [name, dist, env = '', flags = ''] = s.split('|')
+  return { name, dist, flags: flags.split(' ').filter(Boolean), env: Object.fromEntries(env.split(' ').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) }
+})
 const servers: Server[] = []
 for (const s of specs) {
   const port = await freePort()
-  servers.push(await Server.start(s.name, [`${s.dist}/cli.js`], { ...sandboxEnv(port), ...s.env }, port))
+  servers.push(await Server.start(s.name, [...s.flags, `${s.dist}/cli.js`], { ...sandboxEnv(port), ...s.env }, port))
 }
 // a sandbox of the first build of its own serves the baseline's tokens and the W1 bytes: a measured sandbox
 // that had answered them first (a GET before a run of POSTs) was measured up to a fifth slower

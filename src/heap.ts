@@ -46,6 +46,25 @@ export function capYoungGeneration (limit = YOUNG_GENERATION_BYTES): void {
   steer()
 }
 
+/** An operator who chose V8's mid tier on the command line (--maglev, --no-maglev) keeps the choice. */
+function maglevFlagGiven (): boolean {
+  return process.execArgv.some((arg) => /^--(no[-_])?maglev$/.test(arg))
+}
+
+/**
+ * Compiles the sandbox's hot code with V8's two other tiers only (Sparkplug, then TurboFan), not with Maglev,
+ * its mid-tier optimising compiler. Maglev compiles many more functions (it starts at a lower call count) on
+ * background threads; their working memory (zones, malloc'd) is freed after each compile but kept by glibc's
+ * arenas for the life of the process. Under the first W2 load the sandbox's larger code had 26 MB of zones at
+ * once against bare Fastify's 11-15 (`v8.getHeapStatistics().peak_malloced_memory`), and 30 MB more resident
+ * memory outside the heap (/proc/self/smaps). Without Maglev, side by side (bench/ab.ts, Node 24, four runs):
+ * 17-26 MB less resident memory under W2 and the same CPU per request within the noise (docs/benchmarks.md).
+ * Read at every tier-up decision, so switching it off at the start covers all the code the sandbox runs.
+ */
+export function skipMaglev (): void {
+  if (!maglevFlagGiven()) setFlagsFromString('--no-maglev')
+}
+
 /**
  * V8 allocates in the old generation straight away ("pretenures") where most of what a place in the code
  * allocated survived its first collections. A process that starts lean (the shipped data is checked by the

@@ -36,3 +36,33 @@ t.test('a load whose allocations survive grows the young generation no further t
 t.test('an operator\'s own young generation flags are kept', async (t) => {
   t.ok(largestNewSpaceMb(true, ['--max-semi-space-size=16']) >= 4 * LIMIT_MB, 'the cap steps aside for --max-semi-space-size')
 })
+
+/*
+ * Which of V8's optimising tiers compiled a hot function, in a child process (V8's flags are the process's):
+ * the bits of %GetOptimizationStatus seen while it warms up (32: Maglev code, 64: TurboFan code).
+ */
+const tiersSeen = (skip: boolean, nodeArgs: string[] = []): { maglev: boolean, turbofan: boolean } => JSON.parse(execFileSync(process.execPath, [...nodeArgs, '--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', `
+  import { skipMaglev } from './src/heap.ts'
+  if (${String(skip)}) skipMaglev()
+  function hot (a, b) { return { sum: a + b, text: 'x' + a } }
+  let seen = 0
+  for (let i = 0; i < 200000; i++) {
+    hot(i, i + 1)
+    if (i % 500 === 0) { seen |= %GetOptimizationStatus(hot); await new Promise((resolve) => setImmediate(resolve)) }
+  }
+  console.log(JSON.stringify({ maglev: (seen & 32) !== 0, turbofan: (seen & 64) !== 0 }))
+`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }))
+
+/** Whether this runtime's V8 uses Maglev unless told otherwise (Node 24 does, Node 22 does not). */
+const maglevByDefault = /--maglev \(.*\)\s+type: bool\s+default: --maglev\b/.test(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }))
+
+t.test('hot code is optimised by TurboFan alone, never by Maglev', async (t) => {
+  if (maglevByDefault) t.ok(tiersSeen(false).maglev, 'without the switch this runtime compiles the function with Maglev first')
+  const skipped = tiersSeen(true)
+  t.notOk(skipped.maglev, 'no Maglev code')
+  t.ok(skipped.turbofan, 'TurboFan still optimises it')
+})
+
+t.test('an operator\'s own choice of tiers is kept', { skip: !maglevByDefault && 'this runtime compiles nothing with Maglev, even when told to (Node 22)' }, async (t) => {
+  t.ok(tiersSeen(true, ['--maglev']).maglev, 'the switch steps aside for --maglev')
+})
