@@ -19,9 +19,9 @@ function newSpaceBytes (): number {
   return 0
 }
 
-/** An operator who set V8's young generation flags on the command line or in NODE_OPTIONS keeps them. */
-function youngGenerationFlagsGiven (): boolean {
-  return /semi-space/.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)
+/** Whether the operator gave a V8 flag that `flag` matches, on the command line or in NODE_OPTIONS: theirs is kept. */
+function operatorGave (flag: RegExp): boolean {
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) => flag.test(arg))
 }
 
 /**
@@ -34,7 +34,8 @@ function youngGenerationFlagsGiven (): boolean {
  * under W2). V8 may still shrink it when allocation slows; it grows back to the limit under the next load.
  */
 export function capYoungGeneration (limit = YOUNG_GENERATION_BYTES): void {
-  if (youngGenerationFlagsGiven()) return
+  // any semi-space flag (--max-semi-space-size, --min-semi-space-size, ...)
+  if (operatorGave(/semi-space/)) return
   let factor = 0
   const steer = (): void => {
     const next = newSpaceBytes() < limit ? GROWTH_FACTOR : 1
@@ -46,23 +47,19 @@ export function capYoungGeneration (limit = YOUNG_GENERATION_BYTES): void {
   steer()
 }
 
-/** An operator who chose V8's mid tier on the command line (--maglev, --no-maglev) keeps the choice. */
-function maglevFlagGiven (): boolean {
-  return process.execArgv.some((arg) => /^--(no[-_])?maglev$/.test(arg))
-}
-
 /**
  * Compiles the sandbox's hot code with V8's two other tiers only (Sparkplug, then TurboFan), not with Maglev,
  * its mid-tier optimising compiler. Maglev compiles many more functions (it starts at a lower call count) on
  * background threads; their working memory (zones, malloc'd) is freed after each compile but kept by glibc's
  * arenas for the life of the process. Under the first W2 load the sandbox's larger code had 26 MB of zones at
  * once against bare Fastify's 11-15 (`v8.getHeapStatistics().peak_malloced_memory`), and 30 MB more resident
- * memory outside the heap (/proc/self/smaps). Without Maglev, side by side (bench/ab.ts, Node 24, four runs):
- * 17-26 MB less resident memory under W2 and the same CPU per request within the noise (docs/benchmarks.md).
+ * memory outside the heap (/proc/self/smaps). Without Maglev, side by side (bench/ab.ts, Node 24, five runs):
+ * 17-28 MB less resident memory under W2 in four, 5 MB in one, and the same CPU per request within the noise
+ * (docs/benchmarks.md). An operator who gives --maglev or --no-maglev keeps the choice.
  * Read at every tier-up decision, so switching it off at the start covers all the code the sandbox runs.
  */
 export function skipMaglev (): void {
-  if (!maglevFlagGiven()) setFlagsFromString('--no-maglev')
+  if (!operatorGave(/^--(no[-_])?maglev$/)) setFlagsFromString('--no-maglev')
 }
 
 /**

@@ -1,9 +1,7 @@
 import { execFileSync } from 'node:child_process'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { runInChild } from './child.js'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const LIMIT_MB = 8
 
 /*
@@ -13,7 +11,7 @@ const LIMIT_MB = 8
  * young generation by doublings (8 MB to 16, 32 and, on Node 24, 64). V8 may add a page or two to the new
  * space between collections (Node 24: 8.25-9.75 MB at an 8 MB cap), never a doubling.
  */
-const largestNewSpaceMb = (capped: boolean, nodeArgs: string[] = []): number => Number(execFileSync(process.execPath, [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', `
+const largestNewSpaceMb = (capped: boolean, nodeArgs: string[] = []): number => Number(runInChild(`
   import { getHeapSpaceStatistics } from 'node:v8'
   import { capYoungGeneration } from './src/heap.ts'
   if (${String(capped)}) capYoungGeneration(${LIMIT_MB} * 1048576)
@@ -26,7 +24,7 @@ const largestNewSpaceMb = (capped: boolean, nodeArgs: string[] = []): number => 
     if (i % 1000 === 0) { most = Math.max(most, newSpace()); await new Promise((resolve) => setImmediate(resolve)) }
   }
   console.log(most / 1048576)
-`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }))
+`, nodeArgs))
 
 t.test('a load whose allocations survive grows the young generation no further than the cap', async (t) => {
   t.ok(largestNewSpaceMb(false) >= 4 * LIMIT_MB, 'without the cap V8 grows it by doublings under the same load')
@@ -41,7 +39,7 @@ t.test('an operator\'s own young generation flags are kept', async (t) => {
  * Which of V8's optimising tiers compiled a hot function, in a child process (V8's flags are the process's):
  * the bits of %GetOptimizationStatus seen while it warms up (32: Maglev code, 64: TurboFan code).
  */
-const tiersSeen = (skip: boolean, nodeArgs: string[] = []): { maglev: boolean, turbofan: boolean } => JSON.parse(execFileSync(process.execPath, [...nodeArgs, '--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', `
+const tiersSeen = (skip: boolean, nodeArgs: string[] = []): { maglev: boolean, turbofan: boolean } => JSON.parse(runInChild(`
   import { skipMaglev } from './src/heap.ts'
   if (${String(skip)}) skipMaglev()
   function hot (a, b) { return { sum: a + b, text: 'x' + a } }
@@ -51,7 +49,7 @@ const tiersSeen = (skip: boolean, nodeArgs: string[] = []): { maglev: boolean, t
     if (i % 500 === 0) { seen |= %GetOptimizationStatus(hot); await new Promise((resolve) => setImmediate(resolve)) }
   }
   console.log(JSON.stringify({ maglev: (seen & 32) !== 0, turbofan: (seen & 64) !== 0 }))
-`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }))
+`, [...nodeArgs, '--allow-natives-syntax']))
 
 /** Whether this runtime's V8 uses Maglev unless told otherwise (Node 24 does, Node 22 does not). */
 const maglevByDefault = /--maglev \(.*\)\s+type: bool\s+default: --maglev\b/.test(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' }))

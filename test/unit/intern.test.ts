@@ -1,9 +1,5 @@
-import { execFileSync } from 'node:child_process'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+import { runInChild } from './child.js'
 
 /*
  * Stored messages made from the same request body, as a partner's test suite sends it over and over (W2 of
@@ -11,7 +7,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
  * The control keeps the parsed body's own strings, as the store did before src/store/intern.ts; a create
  * (messageTexts, then buildMessage) keeps one copy of each text, so a message costs its record and its id.
  */
-const bytesPerMessage = (): { control: number, stored: number } => JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', `
+const bytesPerMessage = (): { control: number, stored: number } => JSON.parse(runInChild(`
   import { buildMessage, messageTexts } from './src/store/messages.ts'
   const body = JSON.stringify({ message: 'YOUR STATEMENT FOR OCTOBER IS READY.', fromDepartment: 'CARD SERVICES', fromPerson: 'THANDI MOKOENA' })
   const N = 50000
@@ -27,7 +23,7 @@ const bytesPerMessage = (): { control: number, stored: number } => JSON.parse(ex
   const control = perMessage((req, id) => ({ id, message: req.message, fromDepartment: req.fromDepartment, fromPerson: req.fromPerson, dateCreated: 'D', customerId: 'C' }))
   const stored = perMessage((req, id) => buildMessage(undefined, 'C', messageTexts(req), 'D', id))
   console.log(JSON.stringify({ control, stored }))
-`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })) as { control: number, stored: number }
+`, ['--expose-gc'])) as { control: number, stored: number }
 
 t.test('a message stored from a repeated body keeps one copy of its texts', async (t) => {
   const { control, stored } = bytesPerMessage()

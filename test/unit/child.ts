@@ -1,0 +1,14 @@
+import { execFileSync } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/**
+ * Runs an ES module's code in a child Node process from the repository's root (it imports './src/...ts'
+ * through tsx) and answers what it printed. For what a test must measure with V8 flags of its own (V8's flags
+ * are the process's): `nodeArgs` come first; NODE_OPTIONS is emptied so that the caller's cannot leak in.
+ */
+export function runInChild (code: string, nodeArgs: string[] = []): string {
+  return execFileSync(process.execPath, [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+}
