@@ -20,7 +20,7 @@ const dist = join(root, 'dist')
 if (!existsSync(join(dist, 'main.js'))) process.exit(0)
 
 // a build's chunks are named by their content: the last build's go first
-for (const name of readdirSync(dist)) if (/^bundle(-.*)?\.js$/.test(name)) rmSync(join(dist, name))
+for (const name of readdirSync(dist)) if (/^bundle(-.*)?\.js(\.map)?$/.test(name)) rmSync(join(dist, name))
 
 const { build } = await import('esbuild')
 try {
@@ -37,6 +37,14 @@ try {
     // the CommonJS packages inside (Fastify, ajv, ...) call require() for Node's own modules and JSON files
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     legalComments: 'eof',
+    // V8 keeps a script's source text for the life of the process (in malloc'd memory, outside its heap) and a
+    // table of its line ends (in the heap): 3.4 MB and 0.6 MB for the server bundle as written, 2.3 MB and a few
+    // KB without whitespace and comments. Names are kept (no mangling): stack traces name the functions; a
+    // frame's line and column are the bundle's, mapped back to src/ by the source maps written beside it
+    // (node --enable-source-maps, docs/operations.md).
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
     logLevel: 'warning'
   })
 } catch (err) {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
@@ -55,7 +55,15 @@ t.test('the built command loads the bundle, not the compiled modules, and serves
   for (const f of ours.filter((f) => /^bundle(-.+)?\.js$/.test(f))) {
     const text = readFileSync(join(ROOT, 'dist', f), 'latin1')
     t.equal(/[\u0080-\uffff]/.exec(text)?.index, undefined, `${f} is ASCII (one byte a character in the heap)`)
+    // the Redis client (its debug namespaces are "ioredis:...") is a chunk of its own, for SANDBOX_REDIS_URL only
+    t.notOk(text.includes('"ioredis:'), `${f} holds no Redis client: a sandbox without Redis does not load it`)
   }
+  const redisChunks = readdirSync(join(ROOT, 'dist')).filter((f) => /^bundle-.+\.js$/.test(f) && readFileSync(join(ROOT, 'dist', f), 'latin1').includes('"ioredis:'))
+  t.equal(redisChunks.length, 1, `the bundle has the Redis client, in a chunk of its own (${redisChunks.join(', ')})`)
+  // written without whitespace: a stack trace's places are the bundle's, mapped back to src/ by the source maps
+  const serverChunk = ours.find((f) => /^bundle-server-.+\.js$/.test(f))!
+  t.ok(readFileSync(join(ROOT, 'dist', serverChunk), 'latin1').trimEnd().endsWith(`//# sourceMappingURL=${serverChunk}.map`), 'the server chunk names its source map')
+  t.ok((JSON.parse(readFileSync(join(ROOT, 'dist', `${serverChunk}.map`), 'utf8')) as { sources: string[] }).sources.includes('../src/server.ts'), 'which leads back to the TypeScript sources')
 })
 
 // node's own options and a module loaded before the command. The first SIGUSR2 runs a full garbage collection

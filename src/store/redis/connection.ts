@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis'
 import { SandboxError } from '../../errors.js'
 
 /*
@@ -45,11 +45,19 @@ function nodeOptions (url: URL, commandTimeout: number): RedisOptions {
   }
 }
 
-/** A client for the URL (redis:// or rediss://, user, password and database number in it); not connected yet. */
-export function redisClient (settings: RedisSettings): RedisClient {
+/**
+ * A client for the URL (redis:// or rediss://, user, password and database number in it); not connected yet.
+ * ioredis is loaded here, at the first connection, not with the server: a sandbox without SANDBOX_REDIS_URL
+ * never runs it, and its 260 KB of code stayed in every process's memory (the bundle's source is kept for the
+ * life of the process, scripts/bundle.mjs).
+ */
+export async function redisClient (settings: RedisSettings): Promise<RedisClient> {
+  // ioredis is CommonJS: its classes hang off module.exports, which is the default export wherever it is loaded
+  // from (Node's loader finds named exports too; the bundle's chunk of it gives the default alone)
+  const ioredis = (await import('ioredis')).default as unknown as { Cluster: typeof Cluster, Redis: typeof Redis }
   const url = new URL(settings.url)
   const options = nodeOptions(url, settings.commandTimeout)
-  if (!settings.cluster) return new Redis(Number(url.port === '' ? 6379 : url.port), url.hostname, options)
+  if (!settings.cluster) return new ioredis.Redis(Number(url.port === '' ? 6379 : url.port), url.hostname, options)
   const { db: _db, ...redisOptions } = options
   const clusterOptions: ClusterOptions = {
     redisOptions,
@@ -61,7 +69,7 @@ export function redisClient (settings: RedisSettings): RedisClient {
     retryDelayOnMoved: 0,
     retryDelayOnFailover: 100
   }
-  return new Cluster([{ host: url.hostname, port: Number(url.port === '' ? 6379 : url.port) }], clusterOptions)
+  return new ioredis.Cluster([{ host: url.hostname, port: Number(url.port === '' ? 6379 : url.port) }], clusterOptions)
 }
 
 // how often the watchdog asks every connection for a PING
@@ -86,7 +94,7 @@ export function watchdog (client: RedisClient, timeout: number, dropped: (node: 
     })
   }
   const every = setInterval(() => {
-    for (const node of client instanceof Cluster ? client.nodes() : [client]) check(node)
+    for (const node of client.isCluster ? (client as Cluster).nodes() : [client as Redis]) check(node)
   }, WATCHDOG_MS)
   every.unref()
   return () => clearInterval(every)
