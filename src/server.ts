@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions } from './app.js'
 import type { Config } from './config.js'
-import { capYoungGeneration, servingHeap, skipMaglev } from './heap.js'
+import { boundOldGeneration, capYoungGeneration, servingHeap, skipMaglev } from './heap.js'
 
 /** Builds the app on a new Fastify instance (also what the tests do, adding their own hooks first). */
 export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
@@ -71,6 +71,7 @@ export async function start (config: Config, banner: (fastify: FastifyInstance) 
   process.once('SIGINT', () => stop('SIGINT'))
   await fastify.listen({ port: config.port, host: config.host })
   servingHeap()
+  boundOldGeneration()
   banner(fastify)
   return fastify
 }

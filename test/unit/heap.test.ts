@@ -64,3 +64,47 @@ t.test('hot code is optimised by TurboFan alone, never by Maglev', async (t) => 
 t.test('an operator\'s own choice of tiers is kept', { skip: !maglevByDefault && 'this runtime compiles nothing with Maglev, even when told to (Node 22)' }, async (t) => {
   t.ok(tiersSeen(true, ['--maglev']).maglev, 'the switch steps aside for --maglev')
 })
+
+/*
+ * Runs of creates between resets as the old generation sees them: records kept, and now and then most of them
+ * dropped at once (a reset). Answers the largest old space seen and the full collections counted, in a child
+ * process (V8's flags are the process's). The load without the bound is the control: V8's own growth factor
+ * lets garbage pile up to several times what is alive before it collects.
+ */
+const oldGeneration = (bounded: boolean, nodeArgs: string[] = []): { mostMb: number, fullCollections: number, atOnce: number } => JSON.parse(runInChild(`
+  import { getHeapSpaceStatistics } from 'node:v8'
+  import { PerformanceObserver, constants } from 'node:perf_hooks'
+  import { boundOldGeneration } from './src/heap.ts'
+  let fullCollections = 0
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) fullCollections++ }).observe({ entryTypes: ['gc'] })
+  if (${String(bounded)}) boundOldGeneration()
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const atOnce = fullCollections
+  const oldSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_size
+  let kept = []
+  let most = 0
+  for (let round = 0; round < 6; round++) {
+    kept = kept.slice(0, 1000)
+    for (let i = 0; i < 300000; i++) {
+      kept.push({ id: String(i), text: 'message ' + i, round })
+      if (i % 2000 === 0) { most = Math.max(most, oldSpace()); await new Promise((resolve) => setImmediate(resolve)) }
+    }
+  }
+  console.log(JSON.stringify({ mostMb: most / 1048576, fullCollections, atOnce }))
+`, nodeArgs))
+
+t.test('what a reset drops is collected before the old generation grows far past what is alive', async (t) => {
+  const unbounded = oldGeneration(false)
+  const bounded = oldGeneration(true)
+  t.equal(unbounded.atOnce, 0, 'no full collection of its own accord in the first 100 ms')
+  t.ok(bounded.atOnce >= 1, 'with the bound, one follows at once (the start\'s threshold was set without it)')
+  t.ok(bounded.fullCollections > unbounded.fullCollections, `more full collections with the bound (${bounded.fullCollections} against ${unbounded.fullCollections})`)
+  t.ok(bounded.mostMb < unbounded.mostMb, `a smaller old generation at its largest (${bounded.mostMb.toFixed(0)} MB against ${unbounded.mostMb.toFixed(0)})`)
+})
+
+t.test('an operator\'s own heap growth flag is kept', async (t) => {
+  const theirs = oldGeneration(true, ['--heap-growing-percent=400'])
+  const ours = oldGeneration(true)
+  t.equal(theirs.atOnce, 0, 'no full collection of the sandbox\'s own')
+  t.ok(theirs.fullCollections < ours.fullCollections, `the bound steps aside for --heap-growing-percent (${theirs.fullCollections} full collections against ${ours.fullCollections})`)
+})
