@@ -1,3 +1,5 @@
+import { IncomingMessage, ServerResponse } from 'node:http'
+import { Socket } from 'node:net'
 import { PerformanceObserver } from 'node:perf_hooks'
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -111,4 +113,26 @@ function fullCollection (): void {
  */
 export function servingHeap (): void {
   setFlagsFromString('--no-allocation-site-pretenuring')
+}
+
+/**
+ * Objects of Node's request and response classes made at the start, before any request: V8 ends its in-object
+ * slack tracking of a constructor at the seventh object it makes, and lays out every later object from what it
+ * has seen by then.
+ */
+const SETTLING_OBJECTS = 16
+
+/**
+ * Makes V8 settle the layout of Node's request and response objects before the first request. Left to the
+ * first requests, it settled in about two processes of three that had answered single requests before a load
+ * (as a partner's test suite does, and as `bench/run.ts`'s checks did) on a layout in which every request and
+ * response object of the process was in dictionary mode from the seventh request on, for the life of the
+ * process (`%HasFastProperties` on Node's http.server channels: all of 64,000-92,000 answers, against none in
+ * their twins): 6 KB more allocated per request and 13-83% more CPU per request (docs/benchmarks.md). Which
+ * seventh request makes that layout was not found; settled here, on objects the constructors alone made, none
+ * of sixteen processes had one in dictionary mode (eight of them answered the same single requests first).
+ */
+export function settleHttpObjectLayouts (): void {
+  const made: ServerResponse[] = []
+  for (let i = 0; i < SETTLING_OBJECTS; i++) made.push(new ServerResponse(new IncomingMessage(new Socket())))
 }
