@@ -16,6 +16,8 @@ import { runInNewContext } from 'node:vm'
 export const YOUNG_GENERATION_BYTES = 16 * 1024 * 1024
 
 const GROWTH_FACTOR = 2
+/** How often a young generation at its limit is looked at for a shrink (below), in ms. */
+const SHRINK_POLL_MS = 1000
 
 function newSpaceBytes (): number {
   for (const space of getHeapSpaceStatistics()) if (space.space_name === 'new_space') return space.space_size
@@ -27,27 +29,73 @@ function operatorGave (flag: RegExp): boolean {
   return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) => flag.test(arg))
 }
 
+/** What steering the young generation reads and sets: V8's and Node's in capYoungGeneration, a test's own in tests. */
+export interface YoungGenerationControls {
+  /** The new space's size in bytes. */
+  size: () => number
+  /** V8's growth factor for the new space, read at its next growth. */
+  setFactor: (factor: number) => void
+  /** true: call step after every collection; false: after a poll of SHRINK_POLL_MS instead. */
+  watch: (everyCollection: boolean) => void
+}
+
+/**
+ * The steering of capYoungGeneration: growth allowed (V8's factor, 2) while the new space is below the limit and
+ * stopped (factor 1) once it is there. Below the limit any collection may grow it, so each one is looked at; at
+ * the limit only a shrink needs undoing, which V8 makes when allocation slows down, and a poll sees it. Watched
+ * under load, every collection cost Node a performance entry and a deprecated accessor made for it (about 1% of
+ * W2's CPU in V8's profile, node:internal/perf/observe, 2026-11-27); the poll costs next to nothing.
+ */
+export class YoungGenerationSteering {
+  private factor = 0
+  private everyCollection: boolean | undefined
+  constructor (private readonly limit: number, private readonly controls: YoungGenerationControls) {}
+
+  step (): void {
+    const below = this.controls.size() < this.limit
+    const factor = below ? GROWTH_FACTOR : 1
+    if (factor !== this.factor) {
+      this.factor = factor
+      this.controls.setFactor(factor)
+    }
+    if (below !== this.everyCollection) {
+      this.everyCollection = below
+      this.controls.watch(below)
+    }
+  }
+}
+
 /**
  * Keeps the young generation at most `limit` bytes for the life of the process. The size V8 may grow it to
  * is fixed when the process starts (--max-semi-space-size, a flag the sandbox cannot give itself when run as
- * `node dist/cli.js`), but the factor it grows by is read at every growth: after each collection, growth is
- * allowed (V8's factor, 2) while the new space is below the limit and stopped (factor 1) once it is there.
+ * `node dist/cli.js`), but the factor it grows by is read at every growth (YoungGenerationSteering above).
  * The observer runs between turns of the event loop, so collections within one long synchronous task could
  * grow it a doubling past the limit before it is stopped (the start's data load did not: 16 MB after it, and
- * under W2). V8 may still shrink it when allocation slows; it grows back to the limit under the next load.
+ * under W2). V8 may still shrink it when allocation slows; it grows back to the limit under the next load
+ * (within a poll of SHRINK_POLL_MS).
  */
 export function capYoungGeneration (limit = YOUNG_GENERATION_BYTES): void {
   // any semi-space flag (--max-semi-space-size, --min-semi-space-size, ...)
   if (operatorGave(/semi-space/)) return
-  let factor = 0
-  const steer = (): void => {
-    const next = newSpaceBytes() < limit ? GROWTH_FACTOR : 1
-    if (next === factor) return
-    factor = next
-    setFlagsFromString(`--semi-space-growth-factor=${next}`)
-  }
-  new PerformanceObserver(steer).observe({ entryTypes: ['gc'] })
-  steer()
+  let observer: PerformanceObserver | undefined
+  let poll: NodeJS.Timeout | undefined
+  const steering = new YoungGenerationSteering(limit, {
+    size: newSpaceBytes,
+    setFactor: (factor) => { setFlagsFromString(`--semi-space-growth-factor=${factor}`) },
+    watch: (everyCollection) => {
+      observer?.disconnect()
+      clearInterval(poll)
+      observer = poll = undefined
+      if (everyCollection) {
+        observer = new PerformanceObserver(step)
+        observer.observe({ entryTypes: ['gc'] })
+      } else {
+        poll = setInterval(step, SHRINK_POLL_MS).unref()
+      }
+    }
+  })
+  const step = (): void => { steering.step() }
+  step()
 }
 
 /**

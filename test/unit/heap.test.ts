@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import t from 'tap'
 import { runInChild } from './child.js'
+import { YoungGenerationSteering } from '../../src/heap.js'
 
 const LIMIT_MB = 8
 
@@ -33,6 +34,23 @@ t.test('a load whose allocations survive grows the young generation no further t
 
 t.test('an operator\'s own young generation flags are kept', async (t) => {
   t.ok(largestNewSpaceMb(true, ['--max-semi-space-size=16']) >= 4 * LIMIT_MB, 'the cap steps aside for --max-semi-space-size')
+})
+
+t.test('at the cap the young generation is polled, not watched at every collection, and grows again after a shrink', async (t) => {
+  const MB = 1048576
+  let size = 2 * MB
+  const calls: string[] = []
+  const steering = new YoungGenerationSteering(16 * MB, {
+    size: () => size,
+    setFactor: (factor) => { calls.push(`factor ${factor}`) },
+    watch: (everyCollection) => { calls.push(everyCollection ? 'every collection' : 'poll') }
+  })
+  const step = (mb: number): string[] => { size = mb * MB; calls.length = 0; steering.step(); return [...calls] }
+  t.same(step(2), ['factor 2', 'every collection'], 'below the cap: growth on, each collection looked at')
+  t.same(step(8), [], 'still below: nothing changes')
+  t.same(step(16), ['factor 1', 'poll'], 'at the cap: growth off, and the observer gives way to the poll')
+  t.same(step(16.5), [], 'a page over it (V8 adds one between collections): nothing changes')
+  t.same(step(4), ['factor 2', 'every collection'], 'after V8 shrank it: growth on again, watched again')
 })
 
 /*
