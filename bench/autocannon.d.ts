@@ -54,6 +54,11 @@ declare module 'autocannon' {
     function aggregateResult (results: RawResult[], opts?: Partial<Options>): Result
   }
 
-  function autocannon (opts: autocannon.Options): Promise<autocannon.RawResult & autocannon.Result>
+  /** A run: awaited for its result; 'response' is emitted for every answer (its latency in ms, not rounded). */
+  interface Run extends Promise<autocannon.RawResult & autocannon.Result> {
+    on: (event: 'response', listener: (client: unknown, statusCode: number, bytes: number, ms: number) => void) => Run
+  }
+
+  function autocannon (opts: autocannon.Options): Run
   export = autocannon
 }
