@@ -47,21 +47,16 @@ export interface YoungGenerationControls {
  * W2's CPU in V8's profile, node:internal/perf/observe, 2026-11-27); the poll costs next to nothing.
  */
 export class YoungGenerationSteering {
-  private factor = 0
-  private everyCollection: boolean | undefined
+  /** Whether the new space was below the limit at the last step (undefined before the first). */
+  private below: boolean | undefined
   constructor (private readonly limit: number, private readonly controls: YoungGenerationControls) {}
 
   step (): void {
     const below = this.controls.size() < this.limit
-    const factor = below ? GROWTH_FACTOR : 1
-    if (factor !== this.factor) {
-      this.factor = factor
-      this.controls.setFactor(factor)
-    }
-    if (below !== this.everyCollection) {
-      this.everyCollection = below
-      this.controls.watch(below)
-    }
+    if (below === this.below) return
+    this.below = below
+    this.controls.setFactor(below ? GROWTH_FACTOR : 1)
+    this.controls.watch(below)
   }
 }
 
