@@ -7,8 +7,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /**
  * Runs an ES module's code in a child Node process from the repository's root (it imports './src/...ts'
  * through tsx) and answers what it printed. For what a test must measure with V8 flags of its own (V8's flags
- * are the process's): `nodeArgs` come first; NODE_OPTIONS is emptied so that the caller's cannot leak in.
+ * are the process's): `nodeArgs` come first, `args` reach the code as process.argv's last; NODE_OPTIONS is emptied so that the caller's cannot leak in.
  */
-export function runInChild (code: string, nodeArgs: string[] = []): string {
-  return execFileSync(process.execPath, [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+export function runInChild (code: string, nodeArgs: string[] = [], args: string[] = []): string {
+  return execFileSync(process.execPath, [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', code, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
 }
