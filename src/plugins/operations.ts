@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import pino, { type Bindings, type ChildLoggerOptions, type LogFn } from 'pino'
@@ -9,6 +8,7 @@ import type { Tenant } from '../store/world.js'
 import { EventLoopWatch } from './event-loop-watch.js'
 import type { LogDestination } from './log-stream.js'
 import { refuseConnect } from './socket-errors.js'
+import { randomUuid } from '../uuids.js'
 
 export { clientError } from './socket-errors.js'
 
@@ -19,7 +19,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 /** X-Request-Id: the client's when it is a sane token, else a new UUID. */
 export function requestId (req: IncomingMessage): string {
   const sent = req.headers['x-request-id']
-  return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
+  return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUuid()
 }
 
 // Query parameters that can carry credentials; logged as [REDACTED].
