@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import t from 'tap'
 import { runInChild } from './child.js'
-import { YoungGenerationSteering } from '../../src/heap.js'
+import { DroppedRecordRelease, YoungGenerationSteering } from '../../src/heap.js'
 
 const LIMIT_MB = 8
 
@@ -51,6 +51,28 @@ t.test('at the cap the young generation is polled, not watched at every collecti
   t.same(step(16), ['factor 1', 'poll'], 'at the cap: growth off, and the observer gives way to the poll')
   t.same(step(16.5), [], 'a page over it (V8 adds one between collections): nothing changes')
   t.same(step(4), ['factor 2', 'every collection'], 'after V8 shrank it: growth on again, watched again')
+})
+
+t.test('a full collection follows once enough records were dropped, at most one per interval', async (t) => {
+  let now = 0
+  const log: string[] = []
+  const waiting: Array<{ run: () => void, at: number }> = []
+  const release = new DroppedRecordRelease({
+    collect: () => { log.push(`collect at ${now}`) },
+    now: () => now,
+    later: (run, ms) => { log.push(`wait ${ms}`); waiting.push({ run, at: now + ms }) }
+  }, 1000, 10_000)
+  const drop = (records: number, at = now): string[] => { now = at; log.length = 0; release.note(records); return [...log] }
+  t.same(drop(600), [], 'below the threshold: nothing')
+  t.same(drop(400), ['collect at 0'], 'the threshold reached: a collection at once')
+  t.same(drop(900, 4000), [], 'counted afresh from the collection')
+  t.same(drop(200, 6000), ['wait 4000'], 'reached again within the interval: waits for its end')
+  t.same(drop(5000, 7000), [], 'more drops meanwhile: still the one wait')
+  now = waiting[0].at
+  log.length = 0
+  waiting[0].run()
+  t.same(log, ['collect at 10000'], 'one collection at the end of the interval')
+  t.same(drop(999, 12_000), [], 'and the count starts again')
 })
 
 /*
