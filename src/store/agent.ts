@@ -8,11 +8,11 @@ const KIND_DIGIT: Record<RecordKind, string> = { customer: '1', account: '2', be
 const SEQUENCE_SPAN = 1e8
 
 /**
- * An agent's ids as one number each (agent id * 1e9 + kind digit * 1e8 + sequence) when every such id is a safe
- * integer and the agent id is a positive number that reads back as itself (no leading zero); else undefined, and ids are written as text.
- * A number's decimal text is one flat string (32 bytes for 13 digits); the same text joined from three parts is
- * a cons string of three objects (80 bytes), and every stored record keeps its id for life (under W2 that was
- * a third of what each stored message added to the old generation, measured in a heap of 200,000 of them).
+ * The number an agent's ids are counted from (agent id * 1e9; an id adds kind digit * 1e8 + sequence) when every
+ * such id is a safe integer and the agent id is a positive number that reads back as itself (no leading zero);
+ * else undefined, and ids are joined as text. The same characters either way, but a number's decimal text is one
+ * flat string (32 bytes for 13 digits) where the joined text is a cons string of three objects (80 bytes), and
+ * every stored record keeps its id for life: under W2 that was half of what a stored message kept in the heap.
  */
 function numericIdBase (id: string): number | undefined {
   const n = Number(id)
