@@ -5,8 +5,11 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
 /**
- * The most V8's young generation (its new space: two semi-spaces) may grow to, in bytes: what bare Fastify's
- * settles at under the bench's loads (8 MB semi-spaces). V8 doubles the new space each time the bytes that
+ * The most V8's young generation (its new space: two semi-spaces) may grow to, in bytes: 8 MB semi-spaces.
+ * Bare Fastify's reached 16 MB semi-spaces under W2 (Node 24, --trace-gc-nvp, 2026-11-27), but the sandbox
+ * with V8 let grow that far (--max-semi-space-size=16) had a p99 of 13-15 ms against 10-12 with this cap, and
+ * 15 MB more resident memory; with 4 MB semi-spaces 7-11 MB less memory but a p99 of 12.5 ms against 9
+ * (docs/benchmarks.md). V8 doubles the new space each time the bytes that
  * survived its collections since the last growth add up to its size, up to 128 MB on Node 24 (32 MB on
  * Node 22). Every create the sandbox stores survives, so under a run of writes it grew to the most within
  * seconds: resident memory that bare Fastify never took, and collections that each copied the survivors of a
