@@ -12,3 +12,19 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export function runInChild (code: string, nodeArgs: string[] = [], args: string[] = []): string {
   return execFileSync(process.execPath, [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', code, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
 }
+
+/**
+ * Code for a child of runInChild run with --expose-gc: `bytesKeptEach(n, make)` keeps make(i) for i < n in an
+ * array and answers the heap each one holds after full collections, less its 8-byte slot in the array.
+ */
+export const BYTES_KEPT_EACH = `
+  const bytesKeptEach = (n, make) => {
+    globalThis.gc()
+    const before = process.memoryUsage().heapUsed
+    const kept = new Array(n)
+    for (let i = 0; i < n; i++) kept[i] = make(i)
+    globalThis.gc()
+    const bytes = (process.memoryUsage().heapUsed - before) / n - 8
+    return kept.length === n ? bytes : NaN
+  }
+`

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { AgentStore } from '../../src/store/agent.js'
 import type { RecordKind } from '../../src/store/records.js'
-import { runInChild } from './child.js'
+import { BYTES_KEPT_EACH, runInChild } from './child.js'
 
 const KINDS: Array<[RecordKind, string]> = [['customer', '1'], ['account', '2'], ['beneficiary', '3'], ['message', '4']]
 
@@ -45,16 +45,8 @@ t.test('an id is the agent id, the kind digit and the sequence, whichever way it
 t.test('a kept id is one flat string', async (t) => {
   const { joined, made } = JSON.parse(runInChild(`
     import { AgentStore } from './src/store/agent.ts'
-    const N = 50000
-    const bytesPerId = (make) => {
-      globalThis.gc()
-      const before = process.memoryUsage().heapUsed
-      const kept = new Array(N)
-      for (let i = 0; i < N; i++) kept[i] = make(i)
-      globalThis.gc()
-      const bytes = (process.memoryUsage().heapUsed - before) / N - 8
-      return kept.length === N ? bytes : NaN
-    }
+    ${BYTES_KEPT_EACH}
+    const bytesPerId = (make) => bytesKeptEach(50000, make)
     const seq = { customer: 0, account: 0, beneficiary: 0, message: 0 }
     const agent = new AgentStore({ id: '1001', name: 'A', fresh: false, like: '1001', scenario: 'default', seed: 1, seq, customers: [], accounts: [], beneficiaries: [], messages: [] })
     const [agentId, digit] = process.argv.slice(-2)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import { randomUuid } from '../../src/uuids.js'
-import { runInChild } from './child.js'
+import { BYTES_KEPT_EACH, runInChild } from './child.js'
 
 // RFC 9562 version 4: the version nibble is 4, the variant's top bits are 10 (8, 9, a or b)
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -29,16 +29,8 @@ t.test('a kept request id is one flat string', async (t) => {
   const { node, ours } = JSON.parse(runInChild(`
     import { randomUUID } from 'node:crypto'
     import { randomUuid } from './src/uuids.ts'
-    const N = 20000
-    const bytesPerId = (make) => {
-      globalThis.gc()
-      const before = process.memoryUsage().heapUsed
-      const kept = new Array(N)
-      for (let i = 0; i < N; i++) kept[i] = make()
-      globalThis.gc()
-      const bytes = (process.memoryUsage().heapUsed - before) / N - 8
-      return kept.length === N ? bytes : NaN
-    }
+    ${BYTES_KEPT_EACH}
+    const bytesPerId = (make) => bytesKeptEach(20000, () => make())
     console.log(JSON.stringify({ node: bytesPerId(randomUUID), ours: bytesPerId(randomUuid) }))
   `, ['--expose-gc'])) as { node: number, ours: number }
   t.ok(ours <= 64, `one flat string of 36 characters (${ours.toFixed(1)} bytes)`)
