@@ -1,6 +1,6 @@
 import { ADVICE_CODES, type AdviceCode } from '../schemas/advice.js'
 import type { Digest, Fold } from '../store/advisor.js'
-import { putBounded } from './folds.js'
+import { hasKeys, putBounded } from './folds.js'
 
 /*
  * The integration advisor's findings (GET /__sandbox/advice): what a partner's client does wrong, judged from
@@ -134,7 +134,7 @@ export function adviceFold (t: AdviceThresholds): Fold<AdviceState> {
       if (d.retryAfterMs > 0) s.wait[d.area] = { from: d.end, until: d.end + d.retryAfterMs }
 
       // the same request sent again within the window of its failure, retryCount times or more in a row
-      const failed = s.failed[d.request]
+      const failed = hasKeys(s.failed) ? s.failed[d.request] : undefined
       const quick = failed !== undefined && d.at - failed.end < t.retryWindowMs ? failed.quick + 1 : 0
       if (quick >= t.retryCount) note(s, 'RETRY_WITHOUT_BACKOFF', d)
       if (failedAnswer(d.status)) putBounded(s.failed, d.request, { end: d.end, quick }, MAX_FAILED)
@@ -142,7 +142,7 @@ export function adviceFold (t: AdviceThresholds): Fold<AdviceState> {
 
       // a create that made its record after another with the same request made one but answered unclearly
       if (d.create && d.succeeded) {
-        if (s.unclear[d.request] === true) note(s, 'DUPLICATE_CREATE', d)
+        if (hasKeys(s.unclear) && s.unclear[d.request] === true) note(s, 'DUPLICATE_CREATE', d)
         if (unclearAnswer(d)) putBounded(s.unclear, d.request, true, MAX_UNCLEAR)
       }
 

@@ -9,3 +9,12 @@ export function putBounded<V> (record: Record<string, V>, key: string, value: V,
   record[key] = value
   return value
 }
+
+/**
+ * Whether a record holds any key. A window keyed by request (Digest.request) is looked up only when it holds
+ * some: the key is made on first use, and most requests meet empty windows.
+ */
+export function hasKeys (record: object): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true
+  return false
+}

@@ -1,7 +1,7 @@
 import { unclearAnswer, type AdviceThresholds } from './advice.js'
 import { CASES, READINESS_CASES, type ReadinessCase } from '../schemas/advice.js'
 import type { Digest, Fold } from '../store/advisor.js'
-import { putBounded } from './folds.js'
+import { hasKeys, putBounded } from './folds.js'
 
 /*
  * The go-live readiness checklist (GET /__sandbox/readiness, issue 29): cases the bank wants to see a partner's
@@ -89,7 +89,7 @@ function honoursRetryAfter (s: ReadinessState, d: Digest): void {
 }
 
 function noDuplicateAfterTimeout (s: ReadinessState, d: Digest): void {
-  const same = d.create ? s.unclear[d.request] : undefined
+  const same = d.create && hasKeys(s.unclear) ? s.unclear[d.request] : undefined
   if (same !== undefined && d.succeeded && d.at >= same.end) {
     decide(s, 'NO_DUPLICATE_AFTER_TIMEOUT', d, 'failed', [same.id, d.requestId], 'the create whose answer was lost was sent again unchanged and made a second record')
     delete s.unclear[d.request]

@@ -29,6 +29,10 @@ export const REDACTED = '[REDACTED]'
 export const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'proxy-authorization'])
 
 const SECRET_LINES = new RegExp(`^(${[...SECRET_HEADERS].join('|')}):[^\r\n]*`, 'gim')
+// the lengths (under 32) of those names as bits: most header names are told apart by their length alone, without
+// a lower-case copy of each (half of what redacting a request's head cost)
+const SECRET_LENGTHS = [...SECRET_HEADERS].reduce((bits, name) => name.length < 32 ? bits | (1 << name.length) : bits, 0)
+const isSecret = (name: string): boolean => (name.length >= 32 || ((SECRET_LENGTHS >>> name.length) & 1) === 1) && SECRET_HEADERS.has(name.toLowerCase())
 
 /**
  * A head with the values of SECRET_HEADERS replaced (name, value pairs: a copy only when one is there). The
@@ -40,7 +44,7 @@ const SECRET_LINES = new RegExp(`^(${[...SECRET_HEADERS].join('|')}):[^\r\n]*`, 
 export function headWithoutSecrets (h: RecordedHead): RecordedHead {
   if (typeof h === 'string') return h.replace(SECRET_LINES, `$1: ${REDACTED}`)
   let out: string[] | undefined
-  for (let i = 0; i + 1 < h.length; i += 2) if (SECRET_HEADERS.has(h[i].toLowerCase())) (out ??= h.slice())[i + 1] = REDACTED
+  for (let i = 0; i + 1 < h.length; i += 2) if (isSecret(h[i])) (out ??= h.slice())[i + 1] = REDACTED
   return out ?? h
 }
 
