@@ -1,6 +1,6 @@
 import { ADVICE_CODES, type AdviceCode } from '../schemas/advice.js'
 import type { Digest, Fold } from '../store/advisor.js'
-import { hasKeys, putBounded } from './folds.js'
+import { ofRequest, putBounded } from './folds.js'
 
 /*
  * The integration advisor's findings (GET /__sandbox/advice): what a partner's client does wrong, judged from
@@ -134,7 +134,7 @@ export function adviceFold (t: AdviceThresholds): Fold<AdviceState> {
       if (d.retryAfterMs > 0) s.wait[d.area] = { from: d.end, until: d.end + d.retryAfterMs }
 
       // the same request sent again within the window of its failure, retryCount times or more in a row
-      const failed = hasKeys(s.failed) ? s.failed[d.request] : undefined
+      const failed = ofRequest(s.failed, d)
       const quick = failed !== undefined && d.at - failed.end < t.retryWindowMs ? failed.quick + 1 : 0
       if (quick >= t.retryCount) note(s, 'RETRY_WITHOUT_BACKOFF', d)
       if (failedAnswer(d.status)) putBounded(s.failed, d.request, { end: d.end, quick }, MAX_FAILED)
@@ -142,7 +142,7 @@ export function adviceFold (t: AdviceThresholds): Fold<AdviceState> {
 
       // a create that made its record after another with the same request made one but answered unclearly
       if (d.create && d.succeeded) {
-        if (hasKeys(s.unclear) && s.unclear[d.request] === true) note(s, 'DUPLICATE_CREATE', d)
+        if (ofRequest(s.unclear, d) === true) note(s, 'DUPLICATE_CREATE', d)
         if (unclearAnswer(d)) putBounded(s.unclear, d.request, true, MAX_UNCLEAR)
       }
 
@@ -173,7 +173,7 @@ export function adviceFold (t: AdviceThresholds): Fold<AdviceState> {
       // reads of one URL per second: over the rate for pollSeconds seconds in a row
       if (api && d.method === 'GET') {
         const sec = Math.floor(d.at / 1000)
-        const p = s.polls[d.request] ?? putBounded(s.polls, d.request, { sec, n: 0, hot: -1, run: 0 }, MAX_POLLS)
+        const p = ofRequest(s.polls, d) ?? putBounded(s.polls, d.request, { sec, n: 0, hot: -1, run: 0 }, MAX_POLLS)
         if (sec > p.sec) {
           p.sec = sec
           p.n = 0

@@ -52,7 +52,7 @@ function pageOf (method: string, status: number, url: string, answer: string | n
 
 /**
  * A Digest whose request key is made when first read: a fold looks a request up only in a window that holds
- * some (hasKeys, folds.ts), most requests meet empty ones, and the hash of a body was half of a digest's cost
+ * some (ofRequest, folds.ts), most requests meet empty ones, and the hash of a body was half of a digest's cost
  * (an object literal with a getter cost more than the hash). JSON (the Redis store) has it like any field.
  */
 class LazyDigest implements Digest {

@@ -1,3 +1,5 @@
+import type { Digest } from '../store/advisor.js'
+
 /* Helpers of the advisor's folds (advice.ts, readiness.ts); a fold itself is declared with the state store (store/advisor.ts). */
 
 /** Puts key in a record that keeps at most max keys, the oldest inserted going first. */
@@ -11,10 +13,10 @@ export function putBounded<V> (record: Record<string, V>, key: string, value: V,
 }
 
 /**
- * Whether a record holds any key. A window keyed by request (Digest.request) is looked up only when it holds
- * some: the key is made on first use, and most requests meet empty windows.
+ * What a window keyed by request (Digest.request) holds for this digest's request. An empty window is not
+ * looked in: the key is made on first use (a hash of the body), and most requests meet empty windows.
  */
-export function hasKeys (record: object): boolean {
-  for (const key in record) if (Object.hasOwn(record, key)) return true
-  return false
+export function ofRequest<V> (window: Record<string, V>, d: Digest): V | undefined {
+  for (const key in window) if (Object.hasOwn(window, key)) return window[d.request]
+  return undefined
 }

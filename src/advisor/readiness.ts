@@ -1,7 +1,7 @@
 import { unclearAnswer, type AdviceThresholds } from './advice.js'
 import { CASES, READINESS_CASES, type ReadinessCase } from '../schemas/advice.js'
 import type { Digest, Fold } from '../store/advisor.js'
-import { hasKeys, putBounded } from './folds.js'
+import { ofRequest, putBounded } from './folds.js'
 
 /*
  * The go-live readiness checklist (GET /__sandbox/readiness, issue 29): cases the bank wants to see a partner's
@@ -59,7 +59,7 @@ export function initialReadiness (): ReadinessState {
 
 function retriesServerError (s: ReadinessState, d: Digest, pauseMs: number): void {
   if (d.method !== 'GET') return
-  const failed = s.failedReads[d.request]
+  const failed = ofRequest(s.failedReads, d)
   // a request on its way before the failure's answer ended is no retry of it
   if (failed !== undefined && d.at >= failed.end) {
     const gap = d.at - failed.end
@@ -89,7 +89,7 @@ function honoursRetryAfter (s: ReadinessState, d: Digest): void {
 }
 
 function noDuplicateAfterTimeout (s: ReadinessState, d: Digest): void {
-  const same = d.create && hasKeys(s.unclear) ? s.unclear[d.request] : undefined
+  const same = d.create ? ofRequest(s.unclear, d) : undefined
   if (same !== undefined && d.succeeded && d.at >= same.end) {
     decide(s, 'NO_DUPLICATE_AFTER_TIMEOUT', d, 'failed', [same.id, d.requestId], 'the create whose answer was lost was sent again unchanged and made a second record')
     delete s.unclear[d.request]
@@ -164,7 +164,7 @@ function survivesTokenOutage (s: ReadinessState, d: Digest, pauseMs: number): vo
 function handlesValidationError (s: ReadinessState, d: Digest): void {
   if (!d.create) return
   if (d.status === 400) {
-    const before = s.rejected[d.request]
+    const before = ofRequest(s.rejected, d)
     if (before !== undefined) decide(s, 'HANDLES_VALIDATION_ERROR', d, 'failed', [before, d.requestId], 'a create refused with 400 was sent again unchanged (read the answer\'s errors[] and fix the request)')
     putBounded(s.rejected, d.request, d.requestId, MAX_PENDING)
     s.lastRejected = d.requestId
