@@ -30,5 +30,9 @@ const opt = which === 'w1' ? w1Options : w2Options
 const contenders: Contender[] = servers.map((s) => ({ key: s.name, server: s, options: () => opt(s), before: which === 'w2' ? () => reset(s) : undefined }))
 contenders.push({ key: 'baseline', server: baseline, options: () => opt(baseline, reference) })
 const out = await compare(which, contenders)
-for (const [k, m] of Object.entries(out)) console.log(`${k.padEnd(14)} ${Math.round(m.rps).toString().padStart(6)} req/s  ${(m.rps / out.baseline.rps * 100).toFixed(1)}%  ${m.cpuUsPerRequest.toFixed(1)} µs/req  p99 ${m.latencyMs.p99.toFixed(2)} (autocannon ${m.latencyMs.p99Autocannon})  RSS under load ${Math.round(m.rssUnderLoadMb)} MB`)
+for (const [k, m] of Object.entries(out)) {
+  console.log(`${k.padEnd(14)} ${Math.round(m.rps).toString().padStart(6)} req/s  ${(m.rps / out.baseline.rps * 100).toFixed(1)}%  ${m.cpuUsPerRequest.toFixed(1)} µs/req  p99 ${m.latencyMs.p99.toFixed(2)} (autocannon ${m.latencyMs.p99Autocannon})  RSS under load ${Math.round(m.rssUnderLoadMb)} MB`)
+  // the machine's speed moves from round to round (a fifth or more on a shared VM): a contender's slow round shows here
+  console.log(`${''.padEnd(14)} rounds: µs/req ${m.rounds.map((r) => r.cpuUsPerRequest.toFixed(0)).join(' ')}, p99 ms ${m.rounds.map((r) => r.p99Ms.toFixed(1)).join(' ')}`)
+}
 for (const s of [...servers, reference, baseline]) await s.stop()

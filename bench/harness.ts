@@ -238,7 +238,8 @@ export interface Measured {
    * ended, so that every contender is read at the same point of its own load (see compare).
    */
   rssUnderLoadMb: number
-  rounds: Array<{ rps: number, ok: number, seconds: number, after: number, rssMb: number }>
+  /** Each measured round's own figures, in the order run (p99 of that round's answers, CPU per answer of it). */
+  rounds: Array<{ rps: number, ok: number, seconds: number, after: number, rssMb: number, p99Ms: number, cpuUsPerRequest: number }>
 }
 
 export interface Contender {
@@ -282,6 +283,8 @@ export async function compare (label: string, contenders: Contender[], connectio
   const after = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
   const rss = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
   const latencies = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
+  const roundP99 = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
+  const roundCpu = new Map<string, number[]>(contenders.map((c) => [c.key, []]))
   for (let r = 0; r < ROUNDS; r++) {
     const order = roundOrder(contenders, r)
     for (const c of order) {
@@ -292,10 +295,14 @@ export async function compare (label: string, contenders: Contender[], connectio
       await pause(500)
       const before = c.server.cpuSeconds()
       const run = autocannon({ ...options, connections, duration: DURATION / ROUNDS, skipAggregateResult: true })
-      const times = latencies.get(c.key)!
+      const times: number[] = []
       run.on('response', (_client, status, _bytes, ms) => { if (status >= 200 && status < 300) times.push(ms) })
       const result = await run
-      cpu.set(c.key, cpu.get(c.key)! + c.server.cpuSeconds() - before)
+      const used = c.server.cpuSeconds() - before
+      cpu.set(c.key, cpu.get(c.key)! + used)
+      for (const t of times) latencies.get(c.key)!.push(t)
+      roundP99.get(c.key)!.push(percentiles(times).p99)
+      roundCpu.get(c.key)!.push(result['2xx'] > 0 ? used * 1e6 / result['2xx'] : Number.NaN)
       rss.get(c.key)!.push(c.server.rssMb())
       raw.get(c.key)!.push(result)
       after.get(c.key)!.push(c.after?.() ?? Number.NaN)
@@ -322,7 +329,7 @@ export async function compare (label: string, contenders: Contender[], connectio
       cpuUsPerRequest: ok > 0 ? cpu.get(c.key)! * 1e6 / ok : Number.NaN,
       statusCodes,
       rssUnderLoadMb: Math.max(...rss.get(c.key)!),
-      rounds: runs.map((x, i) => ({ rps: x['2xx'] / x.duration, ok: x['2xx'], seconds: x.duration, after: after.get(c.key)![i], rssMb: rss.get(c.key)![i] }))
+      rounds: runs.map((x, i) => ({ rps: x['2xx'] / x.duration, ok: x['2xx'], seconds: x.duration, after: after.get(c.key)![i], rssMb: rss.get(c.key)![i], p99Ms: roundP99.get(c.key)![i], cpuUsPerRequest: roundCpu.get(c.key)![i] }))
     }
   }
   return out
