@@ -158,3 +158,14 @@ t.test('a snapshot carries the rules and the clock, and a restore brings them ba
   t.equal((await api(app, { url: '/api/banks' })).statusCode, 503, 'and applies')
   t.match((await control(app, 'GET', '/__sandbox/clock')).json(), { mode: 'frozen', today: '2030-01-01' }, 'the clock is back')
 })
+
+t.test('a partner without rules is settled before the request\'s facts are made', async (t) => {
+  const app = await build(t)
+  let asked = 0
+  const facts = () => { asked += 1; return { method: 'GET', path: '/api/banks', apiPath: '/api/banks', route: '/api/banks', agentId: '1001' } }
+  t.equal(app.repos.sandboxState.pick('partner-a', facts), null, 'no rules: no fault')
+  t.equal(asked, 0, 'and no facts made')
+  await control(app, 'POST', '/__sandbox/faults', { match: { path: '/api/products' }, fault: 'status=500' })
+  t.equal(app.repos.sandboxState.pick('partner-a', facts), null, 'a rule that does not match: no fault')
+  t.equal(asked, 1, 'the facts made once to match against')
+})

@@ -104,7 +104,7 @@ export class TokenEndpointFaults {
       request.tokenPartner = partnerId
       applied = headerFault(request)
       if (applied === undefined) {
-        const rule = await this.rules.pick(partnerId, { method: request.method, path: requestPath(request), apiPath: pathOf(request.url), route: this.tokenPath, agentId: undefined, token: true })
+        const rule = await this.rules.pick(partnerId, () => ({ method: request.method, path: requestPath(request), apiPath: pathOf(request.url), route: this.tokenPath, agentId: undefined, token: true }))
         if (rule !== null) applied = ruleFault(rule)
       }
     } catch (err) {

@@ -42,13 +42,14 @@ async function faults (fastify: FastifyInstance, opts: { rules: SandboxStateRepo
   const partnerRule = (request: FastifyRequest): PickedRule | null | Promise<PickedRule | null> => {
     const clientId = request.token?.clientId
     if (clientId === undefined) return null
-    return rules.pick(clientId, {
+    return rules.pick(clientId, () => ({
       method: request.method,
       path: requestPath(request),
       apiPath: pathOf(request.url),
+      // (a new frozen object at every read)
       route: request.routeOptions.url,
       agentId: request.headers['agent-id'] as string | undefined
-    })
+    }))
   }
 
   const apply = async (request: FastifyRequest, reply: FastifyReply, applied: AppliedFault): Promise<void> => {

@@ -147,10 +147,13 @@ export function sandboxStateRepo (world: World) {
     /**
      * The rule that fires for a request, if any of the partner's rules matches it: null when none can
      * (no change made, nothing to wait for), else the rule (or null) once the match is counted.
+     * The request's facts are asked for only when the partner has rules (nearly every request meets none).
      */
-    pick (partnerId: string, facts: RequestFacts): PickedRule | null | Promise<PickedRule | null> {
+    pick (partnerId: string, factsOf: () => RequestFacts): PickedRule | null | Promise<PickedRule | null> {
       const rules = world.partner(partnerId)?.sandbox.faultRules
-      if (rules === undefined || !rules.some((r) => isActive(r) && matches(r.match, facts))) return null
+      if (rules === undefined || rules.length === 0) return null
+      const facts = factsOf()
+      if (!rules.some((r) => isActive(r) && matches(r.match, facts))) return null
       return world.perform<PickedRule | null>(partnerId, 'faults.pick', { facts, entropy: Math.floor(Math.random() * 0x100000000) })
     },
 
