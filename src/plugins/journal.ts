@@ -257,9 +257,13 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
     if (bearer === undefined) return
     const elapsed = reply.elapsedTime
     const arrived = Date.now() - elapsed
-    verifier().expiredTokenClient(bearer).then((client) => {
-      if (client !== undefined && world.partner(client) !== undefined) record(request, reply, client, status, route.url, elapsed, arrived)
-    }, () => {})
+    // the partner brought here first: with replicas, this one may not hold it yet (a registered partner after a
+    // deploy), and a refused token reached no step that brings it (sync is null where it is current already)
+    verifier().expiredTokenClient(bearer).then(async (client) => {
+      if (client === undefined) return
+      await world.sync(client)
+      if (world.partner(client) !== undefined) record(request, reply, client, status, route.url, elapsed, arrived)
+    }).catch(() => {})
   }
   fastify.decorate('journalFile', file)
 
