@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { SandboxError } from '../errors.js'
 import { MemoryWindowCounter, type WindowCount, type WindowCounter } from '../store/counters.js'
 import type { World } from '../store/world.js'
-import { basicClient } from './clients.js'
+import { basicClient, basicCredentials } from './clients.js'
 
 const WINDOW_MS = 1000
 
@@ -19,6 +19,14 @@ export class TokenRateLimit {
 
   /** A 429 for a token request over its client's budget (counted either way), else undefined. */
   check (request: FastifyRequest): SandboxError | undefined | Promise<SandboxError | undefined> {
+    // with replicas a partner may not be held here yet (registered on another replica; every registered partner
+    // after a deploy): brought here first, or its first token request would count against its address
+    const named = basicCredentials(request.headers.authorization)?.id
+    const bringing = named === undefined || this.world.partner(named) !== undefined ? undefined : this.world.findClient(named)
+    return bringing instanceof Promise ? bringing.then(() => this.count(request)) : this.count(request)
+  }
+
+  private count (request: FastifyRequest): SandboxError | undefined | Promise<SandboxError | undefined> {
     const client = basicClient(request.headers.authorization, this.world)
     const counted = this.counter.hit(client === undefined ? `ip:${request.ip}` : `partner:${client}`, 'token-requests', WINDOW_MS)
     return counted instanceof Promise ? counted.then((c) => this.refusal(c, client)) : this.refusal(counted, client)

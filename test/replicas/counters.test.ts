@@ -12,6 +12,7 @@ import { basic, oidcPost, type Answer } from './oidc.js'
 const skip = replicaSkip()
 const RATE = 5
 const TOKEN_RATE = 4
+const ADMIN = 'admin-token-for-the-counter-tests'
 
 const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 // Redis counts a window from its first hit: a pause longer than a window starts a fresh one
@@ -34,7 +35,7 @@ t.test('the limits count across three replicas', { skip }, async (t) => {
   const replicas = await startReplicas(t, 3, {
     redisUrl: redis.url,
     publicUrl,
-    env: { SANDBOX_RATE_LIMIT: String(RATE), SANDBOX_TOKEN_RATE_LIMIT: String(TOKEN_RATE), SANDBOX_LOCKOUT_FAILURES: '3', SANDBOX_LOCKOUT_SECONDS: '60' }
+    env: { SANDBOX_RATE_LIMIT: String(RATE), SANDBOX_TOKEN_RATE_LIMIT: String(TOKEN_RATE), SANDBOX_LOCKOUT_FAILURES: '3', SANDBOX_LOCKOUT_SECONDS: '60', SANDBOX_ADMIN_TOKEN: ADMIN }
   })
   const [r1, r2, r3] = replicas
   const clientCredentials = async (r: Replica, clientId: string, secret = `${clientId}-secret`): Promise<Answer> =>
@@ -65,6 +66,18 @@ t.test('the limits count across three replicas', { skip }, async (t) => {
     const refused = answers.find((a) => a.status === 429)!
     t.equal(refused.headers.get('retry-after'), '1')
     t.match(refused.json.message, /client 'partner-b' may ask for 4 tokens per second/)
+  })
+
+  await t.test('a partner registered on one replica has a token budget of its own on another from its first token request', async (t) => {
+    const res = await fetch(`${r1.base}/__sandbox/admin/partners`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ clientId: 'acme-budget' }) })
+    t.equal(res.status, 200, 'registered on replica 1')
+    const registered = await res.json() as { clientId: string, clientSecret: string }
+    // at the start of a window (counted per second), the address's budget spent on replica 3 by a client id
+    // nobody has, then the new partner's first request there: its own budget, not the address's
+    await sleep(1000 - (Date.now() % 1000) + 20)
+    for (let i = 0; i < TOKEN_RATE; i++) t.equal((await clientCredentials(r3, 'nobody-at-all', 'wrong')).status, 401, `unknown client ${i + 1}: 401, counted against the address`)
+    const first = await clientCredentials(r3, registered.clientId, registered.clientSecret)
+    t.equal(first.status, 200, `the new partner's first token request on replica 3 is counted as its own (${first.status}${first.status === 200 ? '' : ` ${JSON.stringify(first.json)}`})`)
   })
 
   await t.test('the lockout counts wrong secrets in a row on every replica: a success on one starts the count again; the third in a row locks the client everywhere', async (t) => {
