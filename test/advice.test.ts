@@ -54,7 +54,6 @@ async function clearAdvice (t: Test, base: string): Promise<void> {
   t.equal((await control(base, 'DELETE', '/__sandbox/advice')).status, 204, 'advice cleared')
 }
 
-/** The advice once it shows code (a replica files after its answer), or as it is after a few seconds. */
 /**
  * The advice once it reports code at least `count` times (at most 3 s): requests are judged as they are filed,
  * after their answer, and a refused token's request is filed later still (once its signature is checked).

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { SandboxError } from '../errors.js'
 import { MemoryWindowCounter, type WindowCount, type WindowCounter } from '../store/counters.js'
 import type { World } from '../store/world.js'
-import { basicClient, basicCredentials } from './clients.js'
+import { basicCredentials, confidentialClient } from './clients.js'
 
 const WINDOW_MS = 1000
 
@@ -21,13 +21,13 @@ export class TokenRateLimit {
   check (request: FastifyRequest): SandboxError | undefined | Promise<SandboxError | undefined> {
     // with replicas a partner may not be held here yet (registered on another replica; every registered partner
     // after a deploy): brought here first, or its first token request would count against its address
-    const named = basicCredentials(request.headers.authorization)?.id
-    const bringing = named === undefined || this.world.partner(named) !== undefined ? undefined : this.world.findClient(named)
-    return bringing instanceof Promise ? bringing.then(() => this.count(request)) : this.count(request)
+    const credentials = basicCredentials(request.headers.authorization)
+    const bringing = credentials === undefined || this.world.partner(credentials.id) !== undefined ? undefined : this.world.findClient(credentials.id)
+    return bringing instanceof Promise ? bringing.then(() => this.count(request, credentials)) : this.count(request, credentials)
   }
 
-  private count (request: FastifyRequest): SandboxError | undefined | Promise<SandboxError | undefined> {
-    const client = basicClient(request.headers.authorization, this.world)
+  private count (request: FastifyRequest, credentials: { id: string, secret: string } | undefined): SandboxError | undefined | Promise<SandboxError | undefined> {
+    const client = credentials === undefined ? undefined : confidentialClient(this.world, credentials.id, credentials.secret)
     const counted = this.counter.hit(client === undefined ? `ip:${request.ip}` : `partner:${client}`, 'token-requests', WINDOW_MS)
     return counted instanceof Promise ? counted.then((c) => this.refusal(c, client)) : this.refusal(counted, client)
   }
