@@ -112,6 +112,25 @@ export function skipMaglev (): void {
 }
 
 /**
+ * Keeps the sandbox's compiled code through V8's idle-time collections. After some 8 s without allocation (a
+ * test suite between its steps, a bench contender between rounds) V8's memory reducer runs two full collections
+ * that reduce the footprint, and those keep no map (an object layout) that no object has: while idle, no request,
+ * response or socket is alive, so every optimised function of the request path that had one of their layouts
+ * embedded was thrown away (Node 24, --trace-deopt, three idles of 12-16 s after W2: 111-146 functions each
+ * time, "embedded weak objects cleared"; 150-190 compiled again under the next load), and the first 2 s of
+ * the next load ran at half the throughput with 2-3x the p99 (24,600-33,100 creates against 48,500 and p99
+ * 14-15 ms against 6 ms). With the reducer's collections made ordinary ones, idle garbage is still collected
+ * and the code stays: 44,000-56,000 creates, p99 4.6-6.7 ms in the same first 2 s; resident memory after idle
+ * 144 MB against 111 (the young generation and freed pages are kept for the next load). V8 12 (Node 22) has no
+ * such switch and ran no reducing collection in the same idles. An operator who gives a memory reducer flag
+ * keeps V8's behaviour with it.
+ */
+export function keepCodeWhenIdle (): void {
+  if (Number(process.versions.v8.split('.')[0]) < 13 || operatorGave(/^--(no[-_])?memory[-_]reducer/)) return
+  setFlagsFromString('--no-memory-reducer-favors-memory')
+}
+
+/**
  * How far V8 lets the old generation grow past what its last full collection left alive before it collects
  * again, in percent. V8 picks a factor of its own after each full collection, up to 4x when collections are
  * fast (which they are for a heap of the sandbox's size), and at least 8 MB more. What a sandbox stores lives

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions } from './app.js'
 import type { Config } from './config.js'
-import { boundOldGeneration, capYoungGeneration, releaseDroppedRecords, servingHeap, settleHttpObjectLayouts, skipMaglev } from './heap.js'
+import { boundOldGeneration, capYoungGeneration, keepCodeWhenIdle, releaseDroppedRecords, servingHeap, settleHttpObjectLayouts, skipMaglev } from './heap.js'
 
 /** Builds the app on a new Fastify instance (also what the tests do, adding their own hooks first). */
 export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
@@ -30,6 +30,7 @@ export async function start (config: Config, banner: (fastify: FastifyInstance) 
   // before the data are loaded: the load's records survive as a run of creates' do
   capYoungGeneration()
   skipMaglev()
+  keepCodeWhenIdle()
   settleHttpObjectLayouts()
   const fastify = await buildServer(config)
   let stopping = false
