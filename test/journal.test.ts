@@ -127,9 +127,16 @@ t.test("a request with an expired token of the sandbox is in its partner's journ
   t.match(refused.headers.get('www-authenticate'), /error="invalid_token", error_description="[^"]*expired/)
   t.equal((await get('/api/customers?forged=1', forged)).status, 401)
   const fresh = await issue()
-  // a 401's token is checked after the answer: give it a moment
+  // a 401's token is checked after the answer: read until its entry is there (a busy machine takes longer)
+  const read = async (): Promise<{ requests: Entry[] }> => await (await get('/__sandbox/requests', fresh)).json() as { requests: Entry[] }
+  let journal = await read()
+  for (let tries = 0; tries < 100 && !journal.requests.some((r) => r.status === 401); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    journal = await read()
+  }
+  // and a moment more, in which a forged copy's entry (filed wrongly) would have come too
   await new Promise((resolve) => setTimeout(resolve, 50))
-  const journal = await (await get('/__sandbox/requests', fresh)).json() as { requests: Entry[] }
+  journal = await read()
   t.same(journal.requests.map((r) => `${r.method} ${r.url} ${r.status}`), [
     `POST ${TOKEN_PATH} 200`,
     'GET /api/customers?page=0&size=1 401',
