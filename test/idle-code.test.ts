@@ -6,8 +6,9 @@ import { clientToken, ensureBuilt, kill, startCli } from './built.js'
 /*
  * The built sandbox idle after a load, as a partner's test suite leaves it between its steps: V8's memory
  * reducer collects then (some 8-18 s after the load, when its timer finds allocation low; the test waits for
- * the reducer's own trace saying it is done), and its collections must not throw away the request path's optimised code (src/heap.ts keepCodeWhenIdle), which made
- * the first seconds of the next load run at half speed. Read from V8's own traces of the real process: no
+ * the reducer's own trace saying it is done), and its collections must not throw away the request path's
+ * optimised code (src/heap.ts keepCodeWhenIdle), which made the first seconds of the next load run at half
+ * speed. Read from V8's own traces of the real process: no
  * footprint-reducing full collection ("Mark-Compact (reduce)") and no optimised code dropped because the object
  * layouts it embedded were ("embedded weak objects cleared"). An operator's own --memory-reducer-favors-memory
  * (V8's default, which the sandbox then keeps) is the control: the same idle does both, so the test can tell.
