@@ -19,8 +19,11 @@ export function basicClient (header: string | undefined, world: World): string |
   return credentials === undefined ? undefined : confidentialClient(world, credentials.id, credentials.secret)
 }
 
+/** A client id and secret as an HTTP Basic header gives them, unchecked. */
+export interface BasicCredentials { id: string, secret: string }
+
 /** The client id and secret of an HTTP Basic header, unchecked; undefined when it is absent or malformed. */
-export function basicCredentials (header: string | undefined): { id: string, secret: string } | undefined {
+export function basicCredentials (header: string | undefined): BasicCredentials | undefined {
   if (header?.startsWith('Basic ') !== true) return undefined
   const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8')
   const colon = decoded.indexOf(':')

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { SandboxError } from '../errors.js'
 import { MemoryWindowCounter, type WindowCount, type WindowCounter } from '../store/counters.js'
 import type { World } from '../store/world.js'
-import { basicCredentials, confidentialClient } from './clients.js'
+import { basicCredentials, confidentialClient, type BasicCredentials } from './clients.js'
 
 const WINDOW_MS = 1000
 
@@ -26,8 +26,8 @@ export class TokenRateLimit {
     return bringing instanceof Promise ? bringing.then(() => this.count(request, credentials)) : this.count(request, credentials)
   }
 
-  private count (request: FastifyRequest, credentials: { id: string, secret: string } | undefined): SandboxError | undefined | Promise<SandboxError | undefined> {
-    const client = credentials === undefined ? undefined : confidentialClient(this.world, credentials.id, credentials.secret)
+  private count (request: FastifyRequest, credentials: BasicCredentials | undefined): SandboxError | undefined | Promise<SandboxError | undefined> {
+    const client = confidentialClient(this.world, credentials?.id, credentials?.secret)
     const counted = this.counter.hit(client === undefined ? `ip:${request.ip}` : `partner:${client}`, 'token-requests', WINDOW_MS)
     return counted instanceof Promise ? counted.then((c) => this.refusal(c, client)) : this.refusal(counted, client)
   }
