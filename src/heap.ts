@@ -4,6 +4,9 @@ import { PerformanceObserver } from 'node:perf_hooks'
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
+/** The major version of the V8 this process runs on: 12 on Node 22, 13 on Node 24. */
+const V8_MAJOR = Number(process.versions.v8.split('.')[0])
+
 /**
  * The most V8's young generation (its new space: two semi-spaces) may grow to, in bytes: 8 MB semi-spaces.
  * Bare Fastify's reached 16 MB semi-spaces under W2 (Node 24, --trace-gc-nvp, 2026-11-27), but the sandbox
@@ -126,7 +129,7 @@ export function skipMaglev (): void {
  * keeps V8's behaviour with it.
  */
 export function keepCodeWhenIdle (): void {
-  if (Number(process.versions.v8.split('.')[0]) < 13 || operatorGave(/^--(no[-_])?memory[-_]reducer/)) return
+  if (V8_MAJOR < 13 || operatorGave(/^--(no[-_])?memory[-_]reducer/)) return
   setFlagsFromString('--no-memory-reducer-favors-memory')
 }
 
@@ -137,8 +140,15 @@ export function keepCodeWhenIdle (): void {
  * there, and what a reset drops is garbage there until the next full collection: under runs of creates
  * between resets (W2 without pauses, Node 22) the old generation grew round after round without one, to
  * 108 MB at the fourth where 34-50 MB were alive, and resident memory with it (238 MB; 163-170 at 20%).
+ * A tighter bound trades CPU for memory: each full collection under load is a pause of 5-15 ms and some
+ * 100 ms of marking on a background thread. The two runtimes sit differently on that trade, so each has its
+ * own (side by side, bench/ab.ts w2, 2026-11-28, docs/benchmarks.md):
+ * - Node 24 (V8 13): 50%. Against 25%, in three runs (one with twins of each), 5-13% less CPU per create and a
+ *   p99 10-20% lower, for 6-18 MB more resident memory under W2; 100% no better than 50% on CPU, 20 MB more.
+ * - Node 22 (V8 12): 25%. 50% measured 7% less CPU, the same p99 within the noise, and 18 MB more memory,
+ *   where memory is the tighter of Node 22's two figures (1.41-1.46x bare Fastify's, whose own is lower there).
  */
-export const OLD_GENERATION_GROWTH_PERCENT = 25
+export const OLD_GENERATION_GROWTH_PERCENT = V8_MAJOR >= 13 ? 50 : 25
 
 /**
  * Keeps the old generation within OLD_GENERATION_GROWTH_PERCENT (or 8 MB, V8's least step) of what is alive,

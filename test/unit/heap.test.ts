@@ -115,7 +115,8 @@ t.test('an operator\'s own choice of tiers is kept', { skip: !maglevByDefault &&
  * process (V8's flags are the process's). The load without the bound is the control: V8's own growth factor
  * lets garbage pile up to several times what is alive before it collects (600,000 records a round: with 300,000
  * Node 24's own growth measured 61-122 MB at its largest against 58-83 with the bound, five runs each, and a
- * single pair could come out either way; with 600,000 165-205 against 91-121). atOnce counts the full collections
+ * single pair could come out either way; with 600,000 165-205 against 91-121 at a bound of 25%, and at Node 24's
+ * 50% 165-226 against 94-137, six runs). atOnce counts the full collections
  * asked for in the first 100 ms (V8 marks those forced): the start's own. V8 may collect of its own accord in
  * that time on a loaded machine (a CI run met one with --heap-growing-percent=400), which says nothing of ours.
  */
