@@ -140,11 +140,11 @@ export function keepCodeWhenIdle (): void {
  * there, and what a reset drops is garbage there until the next full collection: under runs of creates
  * between resets (W2 without pauses, Node 22) the old generation grew round after round without one, to
  * 108 MB at the fourth where 34-50 MB were alive, and resident memory with it (238 MB; 163-170 at 20%).
- * A tighter bound trades CPU for memory: each full collection under load is a pause of 5-15 ms and some
+ * A tighter bound trades CPU for memory: each full collection under load is a pause of 5-22 ms and some
  * 100 ms of marking on a background thread. The two runtimes sit differently on that trade, so each has its
  * own (side by side, bench/ab.ts w2, 2026-11-28, docs/benchmarks.md):
  * - Node 24 (V8 13): 50%. Against 25%, in three runs (one with twins of each), 5-13% less CPU per create and a
- *   p99 10-20% lower, for 6-18 MB more resident memory under W2; 100% no better than 50% on CPU, 20 MB more.
+ *   p99 10-20% lower, for 6-18 MB more resident memory under W2; 100% bought little more, for 10-20 MB more.
  * - Node 22 (V8 12): 25%. 50% measured 7% less CPU, the same p99 within the noise, and 18 MB more memory,
  *   where memory is the tighter of Node 22's two figures (1.41-1.46x bare Fastify's, whose own is lower there).
  */
