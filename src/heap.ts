@@ -5,7 +5,7 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
 /** The major version of the V8 this process runs on: 12 on Node 22, 13 on Node 24. */
-const V8_MAJOR = Number(process.versions.v8.split('.')[0])
+export const V8_MAJOR = Number(process.versions.v8.split('.')[0])
 
 /**
  * The most V8's young generation (its new space: two semi-spaces) may grow to, in bytes: 8 MB semi-spaces.

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import t from 'tap'
+import { V8_MAJOR } from '../src/heap.js'
 import { clientToken, ensureBuilt, kill, startCli } from './built.js'
 
 /*
@@ -19,7 +20,7 @@ const TRACES = ['--trace-gc', '--trace-deopt', '--trace-memory-reducer']
 const IDLE_LIMIT_MS = 45_000
 const DONE = /Memory reducer: finished GC #\d+ \(done\)/
 const MESSAGE = JSON.stringify({ message: 'YOUR STATEMENT IS READY.', fromDepartment: 'CARD SERVICES', fromPerson: 'THANDI MOKOENA' })
-const hasSwitch = Number(process.versions.v8.split('.')[0]) >= 13
+const hasSwitch = V8_MAJOR >= 13
 
 t.before(ensureBuilt)
 
