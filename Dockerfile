@@ -1,43 +1,39 @@
 # syntax=docker/dockerfile:1
 # Banking Agent Sandbox: `docker run -p 8080:8080 <image>` serves the default scenario in memory.
-# Configuration is by environment variable (see README "Configuration"); nothing depends on NODE_ENV.
+# Configuration is by environment variable only (see README "Configuration"; a CI service cannot pass
+# arguments); nothing depends on NODE_ENV.
 
-# ---- build: full dependencies, TypeScript -> dist/
+# ---- build: full dependencies, TypeScript -> dist/ and its bundle, then the tree the sandbox runs from
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
-COPY src ./src
-# the build also checks the shipped data once and lists it (dist/verified-data.json): a start skips those checks
-COPY scripts ./scripts
-COPY fixtures ./fixtures
-COPY scenarios ./scenarios
-RUN npm run build
+# the rest of what the build reads, in one layer: .dockerignore lets through nothing else
+COPY . .
+# TypeScript to dist/ and its bundle; the build also checks the shipped data once and lists it
+# (dist/verified-data.json): a start skips those checks. Then only what runs (scripts/runtime-files.mjs): the
+# bundle, the packages it leaves outside with their dependencies, the data and the console; not the sources,
+# the compiled modules the bundle holds, or the rest of node_modules.
+RUN npm run build && node scripts/runtime-files.mjs /app /runtime
 
-# ---- runtime: production dependencies, compiled code, fixtures and scenarios only
+# ---- runtime
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     PORT=8080 \
-    HOST=0.0.0.0
+    HOST=0.0.0.0 \
+    NODE_COMPILE_CACHE=/app/.node-compile-cache
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-COPY --from=build /app/dist ./dist
-COPY fixtures ./fixtures
-COPY scenarios ./scenarios
-COPY console ./console
+COPY --from=build /runtime /app
 # /data is the place for durable data; it is used only when SANDBOX_DATA_DIR=/data is set, e.g.
 #   docker run -v sandbox-data:/data -e SANDBOX_DATA_DIR=/data -p 8080:8080 <image>
-RUN mkdir -p /data && chown node:node /data
-# Node's compile cache, filled while the image is built: every container starts with the sandbox's bundle
-# (dist/bundle*.js, scripts/bundle.mjs) and the identity provider (loaded at its first use) already compiled.
-# Loading the chunks runs no server: only dist/bundle.js itself starts one.
-ENV NODE_COMPILE_CACHE=/app/.node-compile-cache
-RUN node -e "const chunks = require('node:fs').readdirSync('dist').filter((f) => /^bundle-.+\.js$/.test(f)); Promise.all(chunks.map((f) => import('./dist/' + f))).then(() => {}, (e) => { console.error(e); process.exit(1) })" \
-    && chown -R node:node /app/.node-compile-cache
-VOLUME /data
+# Node's compile cache, filled while the image is built, by the user that runs the sandbox (a layer that only
+# changed its owner would copy it again): every container starts with the sandbox's bundle (dist/bundle*.js,
+# scripts/bundle.mjs) and the identity provider (loaded at its first use) already compiled. Loading the chunks
+# runs no server: only dist/bundle.js itself starts one.
+RUN mkdir -p /data /app/.node-compile-cache && chown node:node /data /app/.node-compile-cache \
+    && runuser -u node -- node -e "const chunks = require('node:fs').readdirSync('dist').filter((f) => /^bundle-.+\.js$/.test(f)); Promise.all(chunks.map((f) => import('./dist/' + f))).then(() => {}, (e) => { console.error(e); process.exit(1) })"
 USER node
+VOLUME /data
 EXPOSE 8080
 # slim images have no curl: node itself asks /health
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

@@ -6,13 +6,16 @@
 // first use (the identity provider's setup). Plain JavaScript: no loader to wait for.
 //
 // Left out of the bundle, loaded from node_modules as before: packages that read files beside their own
-// code (Swagger UI's static files), the identity provider (loaded at the first token request; its
-// dependencies are many and it reads its own modules by path), and the Postman converter (loaded at the
-// first download of the collection).
+// code (Swagger UI's static files), and the identity provider (loaded at the first token request; its
+// dependencies are many and it reads its own modules by path). The Postman converter is a chunk of its own,
+// loaded at the first download of the collection: from node_modules it was 26 MB of the image (its
+// dependencies' every locale and build), bundled 1.5 MB. What stays outside is listed in
+// dist/bundle-externals.json, from which scripts/runtime-modules.mjs finds the node_modules the image ships.
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 
-const EXTERNAL = ['oidc-provider', 'oidc-provider/*', '@fastify/swagger-ui', 'openapi-to-postmanv2']
+const EXTERNAL = ['oidc-provider', 'oidc-provider/*', '@fastify/swagger-ui']
 
 // the project's root, or the directory given (the tests build a small project of their own, without the sandbox)
 const root = process.argv[2] ?? new URL('..', import.meta.url).pathname
@@ -23,8 +26,9 @@ if (!existsSync(join(dist, 'main.js'))) process.exit(0)
 for (const name of readdirSync(dist)) if (/^bundle(-.*)?\.js(\.map)?$/.test(name)) rmSync(join(dist, name))
 
 const { build } = await import('esbuild')
+let metafile
 try {
-  await build({
+  ({ metafile } = await build({
     entryPoints: { bundle: join(dist, 'main.js') },
     bundle: true,
     splitting: true,
@@ -45,27 +49,31 @@ try {
     minifyWhitespace: true,
     minifySyntax: true,
     sourcemap: 'linked',
+    metafile: true,
     logLevel: 'warning'
-  })
+  }))
 } catch (err) {
   process.stderr.write(`bundle: ${err.message}\n`)
   process.exit(1)
 }
 
+// every module the bundle imports from outside itself but Node's own: the packages of EXTERNAL, as imported
+const builtin = (path) => path.startsWith('node:') || builtinModules.includes(path.split('/')[0])
+const externals = new Set(Object.values(metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && !builtin(i.path)).map((i) => i.path))
+writeFileSync(join(dist, 'bundle-externals.json'), `${JSON.stringify([...externals].sort(), null, 2)}\n`)
+
 // V8 keeps a script's source in the heap for the life of the process, and Node hands it a file's text one byte
 // per character only when the file is ASCII, else two bytes per character: eleven non-ASCII characters in
 // comments and a regular expression (esbuild escapes strings and templates to ASCII, not those) made the 3.3 MB
 // server bundle take 6.6 MB (heap snapshot, 2026-11-26). Written as \u escapes they mean the same in a comment,
-// a regular expression, a string or an identifier; not after a backslash, which would then escape the escape.
+// a regular expression, a string or an identifier. After a backslash that escapes it (an odd run of backslashes:
+// a regular expression of the Postman converter's faker escapes CJK characters so), the character is an identity
+// escape, which means the character itself: that backslash goes, or it would escape the escape.
 for (const name of readdirSync(dist)) {
   if (!/^bundle(-.*)?\.js$/.test(name)) continue
   const file = join(dist, name)
   const code = readFileSync(file, 'utf8')
-  const escaped = /\\[\u0080-\uffff]/.exec(code)
-  if (escaped !== null) {
-    process.stderr.write(`bundle: ${name} has an escaped non-ASCII character at ${escaped.index}; it cannot be written as \\u\n`)
-    process.exit(1)
-  }
-  const ascii = code.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const ascii = code.replace(/(\\*)([\u0080-\uffff])/g, (_, slashes, c) =>
+    `${slashes.slice(slashes.length % 2)}\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
   if (ascii !== code) writeFileSync(file, ascii)
 }

@@ -41,7 +41,8 @@ const kv = (o: Record<string, string>): Json[] => Object.entries(o).map(([key, v
 async function convert (doc: Json): Promise<Json> {
   // loaded on the first request for the collection: the converter and its dependencies took about a
   // third of the sandbox's start-up, for a document few partners fetch
-  const { convertV2 } = await import('openapi-to-postmanv2')
+  // (its CommonJS exports as the default export: what Node's import gives, and all the bundle's chunk gives)
+  const { convertV2 } = (await import('openapi-to-postmanv2')).default
   return await new Promise((resolve, reject) => {
     convertV2({ type: 'json', data: structuredClone(doc) }, {
       folderStrategy: 'Tags',
