@@ -41,12 +41,15 @@ declare module 'fastify' {
 
 const SANDBOX_VERSION = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version
 
+/** Where the JSON log lines go: by default the process's standard output, batched (plugins/log-stream.ts). */
+export interface LogSink { write: (line: string) => void }
+
 /** Options that must be given when the Fastify instance is made (the rest of the app is the plugin below). */
-export function serverOptions (config: Config): FastifyHttpOptions<Server> {
+export function serverOptions (config: Config, log: LogSink = logDestination()): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.logLevel,
-      stream: logDestination(),
+      stream: log,
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: {
         req: (req) => ({ method: req.method, url: loggableUrl(req.url), remoteAddress: req.ip }),

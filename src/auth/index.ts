@@ -29,6 +29,29 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The identity provider's module, loaded once per process. oidc-provider warns on stderr, when it is loaded, on
+ * every runtime whose release has no LTS name ("Unsupported runtime"), which Node 26 had not yet when the
+ * sandbox took it on (`process.release.lts` undefined in 26.10): a supported runtime of the sandbox's, tested in
+ * CI, so that one warning is dropped; every other goes through. Once per process, so that two sandboxes loading
+ * it at the same moment cannot leave console.warn wrapped.
+ */
+let providerModuleLoading: Promise<typeof import('./provider.js')> | undefined
+async function providerModule (): Promise<typeof import('./provider.js')> {
+  return await (providerModuleLoading ??= (async () => {
+    const warn = console.warn
+    console.warn = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider WARNING: Unsupported runtime')) return
+      warn.apply(console, args)
+    }
+    try {
+      return await import('./provider.js')
+    } finally {
+      console.warn = warn
+    }
+  })())
+}
+
 export interface AuthOptions {
   world: World
   publicUrl: string
@@ -67,7 +90,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   let loaded: SandboxProvider | undefined
   let loading: Promise<SandboxProvider> | undefined
   let context: ProviderContext | undefined
-  const identityProvider = async (): Promise<SandboxProvider> => await (loading ??= Promise.all([import('./provider.js'), providerContext()]).then(([{ createProvider }, providerContext]) => {
+  const identityProvider = async (): Promise<SandboxProvider> => await (loading ??= Promise.all([providerModule(), providerContext()]).then(([{ createProvider }, providerContext]) => {
     context = providerContext
     const oidc = createProvider({
       world: opts.world,
