@@ -1,4 +1,4 @@
-import { IncomingMessage, ServerResponse } from 'node:http'
+import { IncomingMessage, ServerResponse } from './node-http.js'
 import { Socket } from 'node:net'
 
 /*
@@ -48,6 +48,6 @@ const SETTLING_OBJECTS = 16
  * in dictionary mode.
  */
 export function settleHttpObjectLayouts (): void {
-  const made: ServerResponse[] = []
+  const made: object[] = []
   for (let i = 0; i < SETTLING_OBJECTS; i++) made.push(new ServerResponse(new IncomingMessage(new Socket())))
 }
