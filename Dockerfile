@@ -38,4 +38,4 @@ EXPOSE 8080
 # slim images have no curl: node itself asks /health
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/cli.js"]
+CMD ["node", "--max-semi-space-size=8", "--no-maglev", "--no-memory-reducer", "dist/cli.js"]

@@ -4,7 +4,7 @@ import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fa
 import type { Config } from './config.js'
 import { makeAdvisor, type Advisor } from './advisor/index.js'
 import identityProvider from './auth/index.js'
-import { loadSigningKeys } from './auth/keys.js'
+import { generatesSigningKey, loadSigningKeys } from './auth/keys.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
 import answerBatching from './plugins/answer-batching.js'
 import authHooks from './plugins/auth.js'
@@ -41,12 +41,15 @@ declare module 'fastify' {
 
 const SANDBOX_VERSION = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version
 
+/** Where the JSON log lines go: by default the process's standard output, batched (plugins/log-stream.ts). */
+export interface LogSink { write: (line: string) => void }
+
 /** Options that must be given when the Fastify instance is made (the rest of the app is the plugin below). */
-export function serverOptions (config: Config): FastifyHttpOptions<Server> {
+export function serverOptions (config: Config, log: LogSink = logDestination()): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.logLevel,
-      stream: logDestination(),
+      stream: log,
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: {
         req: (req) => ({ method: req.method, url: loggableUrl(req.url), remoteAddress: req.ip }),
@@ -89,6 +92,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   const { config } = opts
   const publicUrl = config.publicUrl!
   // made first (an RSA key is generated off the main thread), so that it overlaps loading the data
+  const keysGenerated = generatesSigningKey(config.signingKey, config.dataDir, config.signingKeys)
   const keys = loadSigningKeys(config.signingKey, config.dataDir, config.signingKeys)
   // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
   keys.catch(() => {})
@@ -121,6 +125,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(identityProvider, {
     shared,
     keys,
+    keysGenerated,
     onProviderRequest: config.journalSize > 0 ? tapProviderAnswer : undefined,
     world: fastify.world,
     publicUrl,

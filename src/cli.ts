@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8 --no-maglev --no-memory-reducer
 import { executionAsyncResource } from 'node:async_hooks'
 import { existsSync } from 'node:fs'
 import nodeModule from 'node:module'

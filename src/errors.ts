@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES } from './node-http.js'
 
 /**
  * The one error catalogue. Every error the sandbox answers with is one of these codes; the body is

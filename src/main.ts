@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, OPTIONS, fromEnv, loadConfig, type Config } from './config.js'
 import { PACKAGE_JSON } from './files.js'
@@ -48,7 +47,7 @@ function banner (config: Config, fastify: FastifyInstance): void {
   const url = config.publicUrl!
   const partners = [...fastify.world.partners.values()].filter((p) => !p.registered).slice(0, 4)
   const lines = [
-    `Banking Agent Sandbox listening on ${config.host}:${fastify.server.address() !== null && typeof fastify.server.address() === 'object' ? (fastify.server.address() as { port: number }).port : config.port}`,
+    `Banking Agent Sandbox listening on ${config.host}:${config.port}`,
     `  API        ${url}/api`,
     `  docs       ${url}/api/docs/apidocs`,
     `  console    ${url}/console`,
@@ -60,20 +59,32 @@ function banner (config: Config, fastify: FastifyInstance): void {
 }
 
 /**
- * --port 0: the issuer and the docs links need the real port before the app is built, so a free port
- * is chosen here (and becomes the default public URL's port).
+ * Runs the sandbox as this process: the only place that touches the process itself. It listens, prints the
+ * banner, and stops gracefully on SIGTERM/SIGINT (the drain, the requests in flight, the store flushed), then
+ * exits 0, or 1 when the stop took longer than the shutdown timeout.
  */
-async function pickPort (config: Config): Promise<void> {
-  const port = await new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, config.host, () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
+async function run (config: Config): Promise<void> {
+  // loaded only now: --help, --version and configuration errors answer at once
+  const [{ listenSandbox, stopSandbox }, { settleHttpObjectLayouts }] = await Promise.all([import('./server.js'), import('./heap.js')])
+  settleHttpObjectLayouts()
+  const fastify = await listenSandbox(config)
+  let stopping = false
+  const stop = (signal: string): void => {
+    if (stopping) return
+    stopping = true
+    fastify.log.info({ signal, drainMs: config.shutdownDrain }, 'stopping')
+    stopSandbox(fastify, config).then((inTime) => {
+      if (inTime) fastify.log.info('stopped')
+      else fastify.log.error({ timeoutMs: config.shutdownTimeout }, 'stop took too long; connections still open were closed')
+      process.exit(inTime ? 0 : 1)
+    }, (err: unknown) => {
+      fastify.log.error({ err }, 'error while stopping')
+      process.exit(1)
     })
-  })
-  if (config.publicUrl === 'http://localhost:0') config.publicUrl = `http://localhost:${port}`
-  config.port = port
+  }
+  process.once('SIGTERM', () => stop('SIGTERM'))
+  process.once('SIGINT', () => stop('SIGINT'))
+  banner(config, fastify)
 }
 
 async function main (): Promise<void> {
@@ -95,10 +106,7 @@ async function main (): Promise<void> {
     process.exit(2)
   }
   try {
-    if (config.port === 0) await pickPort(config)
-    // loaded only now: --help, --version and configuration errors answer at once
-    const { start } = await import('./server.js')
-    await start(config, (fastify) => banner(config, fastify))
+    await run(config)
   } catch (err) {
     // a configuration or data problem found while loading: its message names the option or file
     const e = err as Error & { code?: string }

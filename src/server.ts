@@ -1,17 +1,69 @@
-import net from 'node:net'
+import net, { createServer } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import app, { serverOptions } from './app.js'
+import app, { serverOptions, type LogSink } from './app.js'
 import type { Config } from './config.js'
-import { boundOldGeneration, capYoungGeneration, keepCodeWhenIdle, releaseDroppedRecords, servingHeap, settleHttpObjectLayouts, skipMaglev } from './heap.js'
+
+/*
+ * Building, listening and stopping one sandbox: what every way of running it shares, the command (main.ts) and
+ * the library (library.ts). Nothing here touches the process: no signal handler, no exit, no V8 flag; those
+ * belong to the command alone.
+ */
 
 /** Builds the app on a new Fastify instance (also what the tests do, adding their own hooks first). */
-export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
-  const fastify = Fastify(serverOptions(config))
+export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}, log?: LogSink): Promise<FastifyInstance> {
+  const fastify = Fastify(serverOptions(config, log))
   prepare(fastify)
   await fastify.register(fp(app), { config })
   await fastify.ready()
   return fastify
+}
+
+/**
+ * Port 0: the issuer and the docs links need the real port before the app is built, so a free port is chosen
+ * first (and becomes the default public URL's port). Another process can take it in between: listenSandbox
+ * tries again then.
+ */
+async function freePort (host: string): Promise<number> {
+  return await new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** Tries of a free port that another process took between the probe and the listen. */
+const PORT_TRIES = 5
+
+export interface ListenOptions {
+  /** Where the log lines go (app.ts's default: standard output). */
+  log?: LogSink
+  /** The public URL for the port picked when config.port is 0; by default localhost's, unless config.publicUrl was given. */
+  publicUrlOf?: (port: number) => string
+}
+
+/** Builds the sandbox and listens on config.port (a free port for 0, whose number the config then holds). */
+export async function listenSandbox (config: Config, options: ListenOptions = {}): Promise<FastifyInstance> {
+  const pick = config.port === 0
+  const publicUrlOf = options.publicUrlOf ??
+    (config.publicUrl === `http://localhost:${config.port}` ? (port: number) => `http://localhost:${port}` : undefined)
+  for (let attempt = 1; ; attempt++) {
+    if (pick) {
+      config.port = await freePort(config.host)
+      if (publicUrlOf !== undefined) config.publicUrl = publicUrlOf(config.port)
+    }
+    const fastify = await buildServer(config, undefined, options.log)
+    try {
+      await fastify.listen({ port: config.port, host: config.host })
+      return fastify
+    } catch (err) {
+      await fastify.close()
+      if (!pick || attempt >= PORT_TRIES || (err as { code?: string }).code !== 'EADDRINUSE') throw err
+    }
+  }
 }
 
 /**
@@ -22,59 +74,36 @@ export async function buildServer (config: Config, prepare: (fastify: FastifyIns
 const IDLE_GRACE_MS = 250
 
 /**
- * Starts the sandbox and stops it gracefully on SIGTERM/SIGINT: not ready any more, serving on for the drain
- * time (SANDBOX_SHUTDOWN_DRAIN: a load balancer sees /ready fail and sends no more), then stop accepting, let
- * in-flight requests finish, flush the store, exit 0 (or 1 if that takes longer than the shutdown timeout).
+ * Stops a listening sandbox gracefully: not ready any more, serving on for the drain time (a load balancer sees
+ * /ready fail and sends no more), then no new connections, the requests in flight finished, the store flushed.
+ * Resolves true once closed; false when that took longer than the shutdown timeout, after every connection
+ * still open was destroyed and the close finished without them.
  */
-export async function start (config: Config, banner: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
-  // before the data are loaded: the load's records survive as a run of creates' do
-  capYoungGeneration()
-  skipMaglev()
-  keepCodeWhenIdle()
-  settleHttpObjectLayouts()
-  const fastify = await buildServer(config)
-  let stopping = false
-  const stop = (signal: string): void => {
-    if (stopping) return
-    stopping = true
-    fastify.log.info({ signal, drainMs: config.shutdownDrain }, 'stopping')
-    // every answer from now on carries Connection: close (the operations plugin), the identity provider's too,
-    // and /ready answers 503: a load balancer's health check takes the sandbox out of rotation meanwhile
-    fastify.readiness.ready = false
-    setTimeout(() => close(), config.shutdownDrain)
+export async function stopSandbox (fastify: FastifyInstance, config: Pick<Config, 'shutdownDrain' | 'shutdownTimeout'>): Promise<boolean> {
+  // every answer from now on carries Connection: close (the operations plugin), the identity provider's too,
+  // and /ready answers 503: a load balancer's health check takes the sandbox out of rotation meanwhile
+  fastify.readiness.ready = false
+  if (config.shutdownDrain > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrain))
+  // no new connections from now on; net.Server's close, because http.Server's would also destroy at once
+  // every connection that is idle at this instant, resetting the requests clients have already written
+  // on them (under load most connections are "idle" only because their next request is still on its way)
+  net.Server.prototype.close.call(fastify.server)
+  await new Promise((resolve) => setTimeout(resolve, Math.min(IDLE_GRACE_MS, Math.floor(config.shutdownTimeout / 4))))
+  // what came in meanwhile has been answered with Connection: close and those connections have closed; the
+  // ones still idle had nothing on its way: closed now, and any that turns idle later (its answer began
+  // before the stop, without Connection: close) as soon as it does
+  fastify.server.closeIdleConnections()
+  const reaper = setInterval(() => fastify.server.closeIdleConnections(), 20)
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), config.shutdownTimeout) })
+  const closing = fastify.close().then(() => true)
+  try {
+    if (await Promise.race([closing, late])) return true
+    fastify.server.closeAllConnections()
+    await closing
+    return false
+  } finally {
+    clearInterval(reaper)
+    clearTimeout(timer)
   }
-  const close = (): void => {
-    const timer = setTimeout(() => {
-      fastify.log.error({ timeoutMs: config.shutdownTimeout }, 'stop took too long; exiting')
-      process.exit(1)
-    }, config.shutdownTimeout)
-    timer.unref()
-    // no new connections from now on; net.Server's close, because http.Server's would also destroy at once
-    // every connection that is idle at this instant, resetting the requests clients have already written
-    // on them (under load most connections are "idle" only because their next request is still on its way)
-    net.Server.prototype.close.call(fastify.server)
-    setTimeout(() => {
-      // what came in meanwhile has been answered with Connection: close and those connections have closed;
-      // the ones still idle had nothing on its way: closed now, and any that turns idle later (its answer
-      // began before the stop, without Connection: close) as soon as it does
-      fastify.server.closeIdleConnections()
-      const reaper = setInterval(() => fastify.server.closeIdleConnections(), 20)
-      reaper.unref()
-      fastify.close().then(() => {
-        fastify.log.info('stopped')
-        process.exit(0)
-      }, (err: unknown) => {
-        fastify.log.error({ err }, 'error while stopping')
-        process.exit(1)
-      })
-    }, Math.min(IDLE_GRACE_MS, Math.floor(config.shutdownTimeout / 4)))
-  }
-  process.once('SIGTERM', () => stop('SIGTERM'))
-  process.once('SIGINT', () => stop('SIGINT'))
-  await fastify.listen({ port: config.port, host: config.host })
-  servingHeap()
-  boundOldGeneration()
-  fastify.world.recordsDropped = releaseDroppedRecords()
-  banner(fastify)
-  return fastify
 }

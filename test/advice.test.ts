@@ -89,11 +89,12 @@ t.test('each bad client sees its finding; a reset and DELETE clear them', async 
 
   await t.test('TOKEN_PER_REQUEST: a new token for every call', async (t) => {
     await clearAdvice(t, base)
-    // each call reads another page size: the same URL read this fast would be POLLING_TOO_FAST too
-    // (SANDBOX_ADVICE_POLL_SECONDS is 2 here)
-    for (let i = 0; i < 10; i++) t.equal((await call(base, await token(base), `/api/banks?page=0&size=${i + 1}`)).status, 200)
+    // a client reading its customers one by one, each with a new token (each URL once: the same URL read
+    // this fast would be POLLING_TOO_FAST too, SANDBOX_ADVICE_POLL_SECONDS being 2 here)
+    const customer = (i: number): string => `/api/customers/1001100000${String(i + 1).padStart(3, '0')}`
+    for (let i = 0; i < 10; i++) t.equal((await call(base, await token(base), customer(i))).status, 200)
     t.same(codes(await advice(base)), [], 'not before SANDBOX_ADVICE_TOKEN_CALLS (20) calls')
-    for (let i = 10; i < 21; i++) await call(base, await token(base), `/api/banks?page=0&size=${i + 1}`)
+    for (let i = 10; i < 21; i++) t.equal((await call(base, await token(base), customer(i))).status, 200)
     const a = await adviceWith(base, 'TOKEN_PER_REQUEST', 20)
     t.same(codes(a), ['TOKEN_PER_REQUEST'])
     t.equal(finding(t, a, 'TOKEN_PER_REQUEST').count, 20, 'every call but the first had a new token while the last was valid')

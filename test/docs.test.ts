@@ -276,7 +276,7 @@ async function replay (t: Test, app: FastifyInstance, ex: DocExamples, r: Respon
 
 t.test('the documents carry the examples, one for every documented response', async (t) => {
   const app = await build(t)
-  const ex = buildDocExamples(app.scenarios, app.reference, app.initialConfig.bodyLimit!)
+  const ex = buildDocExamples(app.scenarios, app.reference, app.initialConfig.bodyLimit!, app.prebuilt)
   const doc = app.swagger() as unknown as Json
   const swagger2 = app.swagger2() as unknown as Json
   for (const { key, op } of operationsOf(doc)) {
@@ -307,7 +307,7 @@ t.test('the documents carry the examples, one for every documented response', as
 
 t.test('every documented example is what the sandbox answers to its request (default data set)', async (t) => {
   const app = await build(t)
-  const ex = buildDocExamples(app.scenarios, app.reference, app.initialConfig.bodyLimit!)
+  const ex = buildDocExamples(app.scenarios, app.reference, app.initialConfig.bodyLimit!, app.prebuilt)
   const all = Object.values(ex.operations).flatMap((o) => o.responses)
   const creates = all.filter((r) => r.request.method === 'POST' && r.status === 200)
   for (const r of all.filter((r) => !creates.includes(r))) await replay(t, app, ex, r)

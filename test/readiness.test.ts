@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { parse, type TestCase, type TestSuites } from 'junit2json'
-import { listen, TOKEN_PATH } from './helper.js'
+import { BENEFICIARY_REQUEST, listen, TOKEN_PATH } from './helper.js'
 
 /*
  * The go-live readiness checklist (issue 29) over HTTP, with tokens from the sandbox's own token endpoint: a
@@ -36,11 +36,12 @@ class Client {
   token = ''
   constructor (readonly base: string, readonly client = 'partner-a', readonly secret = 'partner-a-secret', readonly agentId = '1001') {}
 
-  async tokenRequest (): Promise<Sent> {
+  /** A token of the client's own (client credentials), or of a test user (grant: the password grant's form). */
+  async tokenRequest (grant = 'grant_type=client_credentials'): Promise<Sent> {
     const res = await send(this.base, TOKEN_PATH, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${this.client}:${this.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials'
+      body: grant
     })
     if (res.status === 200) this.token = JSON.parse(res.body).access_token
     return res
@@ -68,9 +69,29 @@ class Client {
   async verdicts (): Promise<Record<string, Case>> {
     return Object.fromEntries((await this.checklist()).cases.map((c) => [c.case, c]))
   }
+
+  /**
+   * A list read the way a client pages through it: `?page=0`, 1, 2, ... (the list's own query after it, e.g.
+   * `size=10`; none: the default size) until an answer's page.last. The pages' request ids and sizes in bytes.
+   */
+  async walk (list: string): Promise<{ ids: string[], bytes: number[] }> {
+    const [path, query] = list.split('?')
+    const ids: string[] = []
+    const bytes: number[] = []
+    for (let page = 0; ; page++) {
+      const res = await this.call(`${path}?page=${page}${query === undefined ? '' : `&${query}`}`)
+      if (res.status !== 200) throw new Error(`${list}, page ${page}: ${res.status} ${res.body}`)
+      ids.push(idOf(res))
+      bytes.push(Buffer.byteLength(res.body))
+      if ((JSON.parse(res.body) as { page: { last: boolean } }).page.last) return { ids, bytes }
+    }
+  }
 }
 
 const idOf = (res: Sent): string => String(res.headers['x-request-id'])
+
+/** The requests PAGES_TO_THE_END names for a walk: the first page and the latest four. */
+const proofOf = (ids: string[]): string[] => ids.length <= 5 ? ids : [ids[0], ...ids.slice(-4)]
 
 /** The report as a JUnit reader sees it: <testsuites> with one <testsuite> of the cases. */
 async function junit (xml: string): Promise<{ report: TestSuites, cases: TestCase[] }> {
@@ -129,17 +150,10 @@ t.test('a client that does each case right passes it, with request ids the journ
   t.equal(fixed.status, 200)
   t.match((await a.verdicts()).HANDLES_VALIDATION_ERROR, { status: 'passed', requestIds: [idOf(refused), idOf(fixed)] })
 
-  // PAGES_TO_THE_END: a list walked page by page to page.last
-  let page = 0
-  const pages: string[] = []
-  for (;;) {
-    const res = await a.call(`${MESSAGES}?size=1&page=${page}`)
-    pages.push(idOf(res))
-    if (JSON.parse(res.body).page.last === true) break
-    page++
-  }
-  t.ok(pages.length >= 2, `${pages.length} pages`)
-  t.match((await a.verdicts()).PAGES_TO_THE_END, { status: 'passed', requestIds: pages.length <= 5 ? pages : [pages[0], ...pages.slice(-4)] })
+  // PAGES_TO_THE_END: the agent's customers walked page by page at the default size to page.last
+  const walk = await a.walk('/api/customers')
+  t.equal(walk.ids.length, 4, '4 pages of 10')
+  t.match((await a.verdicts()).PAGES_TO_THE_END, { status: 'passed', requestIds: proofOf(walk.ids) })
 
   // REFRESHES_EXPIRED_TOKEN: the token expired by the control, a new one fetched once, the call made again
   t.equal((await a.control('POST', '/tokens/expire')).status, 200)
@@ -233,6 +247,98 @@ t.test('a client that does each case wrong fails it with a reason; the JUnit mar
   t.equal(cases.filter((c) => c.failure !== undefined).length, 7)
   t.match(cases.find((c) => c.name === 'PAGES_TO_THE_END'), { skipped: [{ message: /^not tried: / }] })
   t.match(cases.find((c) => c.name === 'HANDLES_VALIDATION_ERROR')?.failure, [{ message: /sent again unchanged/ }])
+})
+
+t.test('issue 44: partner-b walks GET /api/customers?page=N&size=10 until page.last, 4 pages, and PAGES_TO_THE_END passes', async (t) => {
+  const { base } = await listen(t)
+  const b = new Client(base, 'partner-b', 'partner-b-secret', '2001')
+  await b.tokenRequest()
+  t.equal((await b.verdicts()).PAGES_TO_THE_END.status, 'not-tried', 'not tried before the walk')
+  const { ids, bytes } = await b.walk('/api/customers?size=10')
+  t.equal(ids.length, 4, 'pages 0 to 3')
+  t.ok(bytes.every((n) => n > 1024), `pages of ${bytes.join(', ')} bytes`)
+  t.match((await b.verdicts()).PAGES_TO_THE_END, { status: 'passed', requestIds: ids, reason: null, howTo: null }, 'the readiness report says passed, the 4 pages its proof')
+  const { cases } = await junit((await b.control('GET', '/readiness?format=junit')).body)
+  t.match(cases.find((c) => c.name === 'PAGES_TO_THE_END'), { 'system-out': [new RegExp(ids[3])] }, 'passed in the JUnit XML, with its proof')
+})
+
+/** The bank's list operations, as the served API document has them: the GETs that take a page. */
+async function listOperations (base: string): Promise<string[]> {
+  const doc = await (await fetch(`${base}/api/docs/apidocs/openapi.json`)).json() as { paths: Record<string, { get?: { operationId: string, parameters?: Array<{ in: string, name: string }> } }> }
+  return Object.values(doc.paths).flatMap(({ get }) => get?.parameters?.some((p) => p.in === 'query' && p.name === 'page') === true ? [get.operationId] : []).sort()
+}
+
+t.test('every list operation, walked from page 0 to page.last at the default size, passes PAGES_TO_THE_END', async (t) => {
+  const { base } = await listen(t)
+  const a = new Client(base)
+  await a.tokenRequest()
+  const alice = new Client(base)
+  t.equal((await alice.tokenRequest('grant_type=password&username=alice&password=alice-password&scope=openid')).status, 200, 'a test user signs in')
+  // a customer's own lists grow past one default page as a client adds to them
+  const customer = '/api/customers/1001100000002'
+  const created: number[] = []
+  for (let i = 1; i <= 11; i++) {
+    created.push((await a.call(`${customer}/messages`, { body: { message: `YOUR STATEMENT ${i} OF 2026 IS READY`, fromDepartment: 'CONVEYANCING', fromPerson: 'THANDI NKOSI' } })).status)
+    created.push((await a.call(`${customer}/beneficiaries`, { body: { ...BENEFICIARY_REQUEST, beneficiaryReference: `RENT MONTH ${i}`, clientReference: `NDLOVU RENT ${i}` } })).status)
+    created.push((await a.call('/api/accounts', { body: { customerId: '1001100000002' } })).status)
+  }
+  t.ok(created.every((s) => s === 200), '11 messages, beneficiaries and accounts created')
+
+  const walked = new Set<string>()
+  const walks = [
+    { operationId: 'listCustomers', list: '/api/customers' },
+    { operationId: 'listAccounts', list: '/api/accounts' },
+    { operationId: 'listAccounts', list: '/api/accounts?customerId=1001100000002' },
+    { operationId: 'listBeneficiaries', list: `${customer}/beneficiaries` },
+    { operationId: 'listMessages', list: `${customer}/messages` },
+    { operationId: 'listBanks', list: '/api/banks' },
+    { operationId: 'listPublicAccounts', list: '/api/accounts/public' }
+  ]
+  for (const { operationId, list } of walks) {
+    t.equal((await a.control('DELETE', '/advice')).status, 204)
+    const { ids, bytes } = await a.walk(list)
+    t.ok(ids.length >= 2, `${operationId} ${list}: ${ids.length} pages of ${bytes.join(', ')} bytes`)
+    t.match((await a.verdicts()).PAGES_TO_THE_END, { status: 'passed', requestIds: proofOf(ids) }, `${list} walked to the end`)
+    walked.add(operationId)
+  }
+
+  // these fit one page at the default size, which proves nothing: walked again at a smaller size
+  const short = [
+    { operationId: 'listProducts', client: a, list: '/api/products', smaller: '/api/products?size=2' },
+    { operationId: 'listInvestmentTypes', client: a, list: '/api/investment-types', smaller: '/api/investment-types?size=4' },
+    { operationId: 'listCurrentUserCustomers', client: alice, list: '/api/users/current/customers', smaller: '/api/users/current/customers?size=2' }
+  ]
+  for (const { operationId, client, list, smaller } of short) {
+    t.equal((await a.control('DELETE', '/advice')).status, 204)
+    t.equal((await client.walk(list)).ids.length, 1, `${list}: one page at the default size`)
+    t.equal((await a.verdicts()).PAGES_TO_THE_END.status, 'not-tried', `${list}: a list of one page proves nothing`)
+    const { ids, bytes } = await client.walk(smaller)
+    t.ok(ids.length >= 2, `${smaller}: ${ids.length} pages of ${bytes.join(', ')} bytes`)
+    t.match((await a.verdicts()).PAGES_TO_THE_END, { status: 'passed', requestIds: proofOf(ids) }, `${smaller} walked to the end`)
+    walked.add(operationId)
+  }
+  t.same([...walked].sort(), await listOperations(base), 'every list operation of the API document walked')
+})
+
+t.test('a walk whose pages the journal keeps cut at 64 KiB passes too: the page object comes first', async (t) => {
+  const { base } = await listen(t)
+  const a = new Client(base)
+  await a.tokenRequest()
+  const messages = '/api/customers/1001100000003/messages'
+  // a customer with two hundred long messages, read back in pages of 200
+  const text = (i: number): string => `NOTICE ${i}: THE INTEREST OF YOUR TRUST INVESTMENT ACCOUNT FOR THE MONTH HAS BEEN CAPITALISED. `.repeat(3).slice(0, 256)
+  const created: number[] = []
+  for (let i = 0; i < 205; i += 8) {
+    created.push(...await Promise.all(Array.from({ length: Math.min(8, 205 - i) }, async (_, j) =>
+      (await a.call(messages, { body: { message: text(i + j), fromDepartment: 'TRUST ACCOUNTING DEPARTMENT', fromPerson: 'THANDI NKOSI' } })).status)))
+  }
+  t.ok(created.every((s) => s === 200), `${created.length} messages created`)
+  const { ids, bytes } = await a.walk(`${messages}?size=200`)
+  t.equal(ids.length, 2, 'two pages')
+  t.ok(bytes[0] > 65536, `the first is ${bytes[0]} bytes`)
+  const first = JSON.parse((await a.control('GET', `/requests/${ids[0]}`)).body) as { response: { bodyTruncated: boolean, bodySize: number } }
+  t.match(first.response, { bodyTruncated: true, bodySize: bytes[0] }, 'the journal keeps it cut')
+  t.match((await a.verdicts()).PAGES_TO_THE_END, { status: 'passed', requestIds: ids })
 })
 
 t.test('DELETE /__sandbox/advice and a reset clear the checklist; another partner has its own', async (t) => {

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap'
 import { configTable } from '../scripts/config-table.js'
 import { OPTIONS } from '../src/config.js'
 import { CATALOGUE } from '../src/errors.js'
-import { build, listen } from './helper.js'
+import { build, listen, tokenFor } from './helper.js'
 
 // The README and the pages of docs/ are the partners' manual: what they list must be what the code has, their
 // links must lead somewhere, and their curl commands must work as written.
@@ -50,6 +50,41 @@ t.test('every control endpoint the README and docs/ list is in the published con
   t.ok(rows.length >= 25, `${rows.length} endpoints listed`)
   for (const [, method, path] of rows) {
     t.ok(doc.paths[path]?.[method.toLowerCase()], `${method} ${path}`)
+  }
+})
+
+t.test('the manual says once which control endpoints take an Agent-Id: those the control API document and its routes require it of', async (t) => {
+  const app = await build(t)
+  type Op = { parameters?: Array<{ in: string, name: string, required?: boolean }> }
+  const doc = app.sandboxSwagger() as unknown as { paths: Record<string, Record<string, Op>> }
+  const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })))
+  const agentHeader = (op: Op): { required?: boolean } | undefined => op.parameters?.find((p) => p.in === 'header' && p.name === 'agent-id')
+  const taking = ops.filter(({ op }) => agentHeader(op) !== undefined)
+  t.ok(taking.length > 0 && taking.every(({ op }) => agentHeader(op)?.required === true), `${taking.length} control operations take an Agent-Id, and require it`)
+
+  // said once: docs/control-api.md names exactly those, in the paragraph that says which take one
+  const statement = read('docs/control-api.md').split('\n\n').find((p) => p.includes('`Agent-Id`')) ?? ''
+  const named = [...statement.matchAll(/`(GET|POST|PUT|DELETE) (\/__sandbox\/[^`]*)`/g)].map((m) => `${m[1]} ${m[2]}`)
+  t.same(named.sort(), taking.map((o) => o.name).sort(), 'docs/control-api.md names the control endpoints that take an Agent-Id')
+  for (const page of PAGES) {
+    t.notMatch(read(page), /partner endpoints take[^.]*\bno\b\**\s*`Agent-Id`/i, `${page} does not say that no control endpoint takes one`)
+  }
+
+  // and the routes do what the document says: none sent to one that takes it is a 400 saying so; one
+  // sent to another is not looked at (an agent that is not the partner's changes nothing)
+  const token = await tokenFor(app)
+  const bodies: Record<string, unknown> = { balance: { amount: 10 }, credit: { amount: 10 }, debit: { amount: 10 }, kyc: { kycStatus: true } }
+  for (const { name } of taking) {
+    const [method, path] = name.split(' ')
+    const url = path.replace('{accountId}', '1001200000003').replace('{customerId}', '1001100000002')
+    const body = bodies[url.split('/').pop()!]
+    const res = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { payload: body as object }) })
+    t.equal(res.statusCode, 400, `${name} without an Agent-Id: 400`)
+    t.equal(res.headers['x-sandbox-error'], 'SANDBOX_ERR_AGENT_ID_MISSING', `${name}: says Agent-Id is missing`)
+  }
+  for (const url of ['/__sandbox/state', '/__sandbox/faults', '/__sandbox/readiness']) {
+    const res = await app.inject({ url, headers: { authorization: `Bearer ${token}`, 'agent-id': '2001' } })
+    t.equal(res.statusCode, 200, `GET ${url} with another partner's Agent-Id: answered as without one`)
   }
 })
 

@@ -12,6 +12,7 @@ import { API_SCHEMAS } from '../src/schemas/index.js'
 import { MAX_PAGE_SIZE } from '../src/schemas/common.js'
 import { createValidator } from '../src/schemas/validation.js'
 import { buildPartner } from '../src/seed/build.js'
+import { loadFaker } from '../src/seed/faker.js'
 import { DataError } from '../src/seed/check.js'
 import { loadReference } from '../src/seed/fixtures.js'
 import { SCENARIOS_DIR, ScenarioLibrary } from '../src/seed/scenarios.js'
@@ -20,6 +21,8 @@ import { serialise } from '../src/store/serialise.js'
 import type { PartnerSnapshot, StoredCustomer } from '../src/store/records.js'
 import { api, build, tokenFor, PARTNER_B } from './helper.js'
 
+// building straight from the library (buildPartner) generates with faker, loaded when first needed
+await loadFaker()
 const validator = createValidator(API_SCHEMAS)
 const reference = loadReference(validator)
 const library = new ScenarioLibrary(validator, reference)

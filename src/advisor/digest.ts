@@ -30,18 +30,36 @@ function ruleOf (errorCode: string | null, body: string | null): string {
   return `${errorCode ?? '400'} ${fields}`
 }
 
-/**
- * The page a 2xx GET answered, from the answer's page info (spec 2.1: it follows the items, so it is looked for
- * in the last KiB; an answer the journal cut at 64 KiB has none here). The list is the URL without its page.
+/*
+ * The page a 2xx GET answered, from the answer's page object (spec 2.1). The sandbox writes it first,
+ * {"page":{"page":0,...,"last":false},"sortResponses":[],"customers":[...]}, so it is read there at the cost of
+ * one comparison, and an answer the journal cut at 64 KiB still has it. Were it written elsewhere (the spec's
+ * example has it after the items), it is still a member of the envelope's top level, whose one long member is
+ * the items' array: before that array (in the first KiB) or after it (in the last KiB). Only those are looked
+ * in, never the whole of a long answer: this runs for every GET the journal files.
+ * The key cannot be met inside a value: JSON escapes every quote of a string (a reference that quotes a page
+ * object holds \"page\":{\"page\":), and its first quote cannot be one that closes a string, which only , : ] or
+ * } may follow. No record the API answers has a member named page.
+ * The list is the URL without its page.
  */
-const PAGE_TAIL = 1024
+const PAGE_KEY = '"page":{"page":'
+const PAGE_WINDOW = 1024
+// sticky: read where the key was found, without a copy of the text; the page object holds no object
+const PAGE_INFO = /"page":\{"page":(\d+)[^{}]*"last":(true|false)/y
+
+function pageAt (answer: string): number {
+  if (answer.startsWith(PAGE_KEY, 1)) return 1
+  // lastIndexOf from PAGE_WINDOW looks in the head only
+  const head = answer.lastIndexOf(PAGE_KEY, PAGE_WINDOW)
+  return head >= 0 ? head : answer.indexOf(PAGE_KEY, Math.max(PAGE_WINDOW, answer.length - PAGE_WINDOW))
+}
 
 function pageOf (method: string, status: number, url: string, answer: string | null): Digest['page'] {
   if (method !== 'GET' || status < 200 || status > 299 || answer === null) return null
-  // any other answer then costs a scan of its tail, not of its whole body
-  const at = answer.indexOf('"page":{"page":', Math.max(0, answer.length - PAGE_TAIL))
+  const at = pageAt(answer)
   if (at < 0) return null
-  const info = /^"page":\{"page":(\d+)[^{}]*"last":(true|false)/.exec(answer.slice(at, at + 300))
+  PAGE_INFO.lastIndex = at
+  const info = PAGE_INFO.exec(answer)
   if (info === null) return null
   const [path, query = ''] = url.split('?')
   const params = new URLSearchParams(query)

@@ -29,6 +29,29 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The identity provider's module, loaded once per process. oidc-provider warns on stderr, when it is loaded, on
+ * every runtime whose release has no LTS name ("Unsupported runtime"), which Node 26 had not yet when the
+ * sandbox took it on (`process.release.lts` undefined in 26.10): a supported runtime of the sandbox's, tested in
+ * CI, so that one warning is dropped; every other goes through. Once per process, so that two sandboxes loading
+ * it at the same moment cannot leave console.warn wrapped.
+ */
+let providerModuleLoading: Promise<typeof import('./provider.js')> | undefined
+async function providerModule (): Promise<typeof import('./provider.js')> {
+  return await (providerModuleLoading ??= (async () => {
+    const warn = console.warn
+    console.warn = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].startsWith('oidc-provider WARNING: Unsupported runtime')) return
+      warn.apply(console, args)
+    }
+    try {
+      return await import('./provider.js')
+    } finally {
+      console.warn = warn
+    }
+  })())
+}
+
 export interface AuthOptions {
   world: World
   publicUrl: string
@@ -39,6 +62,13 @@ export interface AuthOptions {
   tokenRateLimit: number
   /** The token signing keys, being loaded or made (app.ts starts that first, to overlap the rest of the start). */
   keys: Promise<SigningKeys>
+  /**
+   * The keys are generated (none configured, none in the data dir): the start does not wait for them. Making an
+   * RSA key took 0.05-0.3 s (and up to 0.9 s on a busy machine), the slowest and least predictable part of a
+   * start; the token endpoint, the verifier, the realm information and /ready wait for it instead. Keys loaded
+   * from the configuration or the data dir are awaited, so that a bad one stops the start.
+   */
+  keysGenerated: boolean
   docsRedirectUri: string
   /** Called for each request the provider answers, before it does (the journal taps the answer). */
   onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
@@ -53,12 +83,14 @@ export interface AuthOptions {
  * endpoints, and the verifier the API uses for its access tokens.
  */
 async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise<void> {
-  const keys = await opts.keys
+  const keys = opts.keys
+  if (!opts.keysGenerated) await keys
   const issuer = `${opts.publicUrl}${REALM_PATH}`
-  const verifier = new TokenVerifier(keys.accepted.map((k) => k.publicJwk), issuer, `${opts.publicUrl}/api`)
+  const verifier = new TokenVerifier(keys.then((k) => k.accepted.map((a) => a.publicJwk)), issuer, `${opts.publicUrl}/api`)
   const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds, opts.shared?.lockouts)
   fastify.decorate('tokens', verifier)
-  fastify.log.debug({ kid: keys.privateJwk.kid, accepted: keys.accepted.map((k) => k.privateJwk.kid), source: keys.source }, 'token signing keys')
+  keys.then((k) => fastify.log.debug({ kid: k.privateJwk.kid, accepted: k.accepted.map((a) => a.privateJwk.kid), source: k.source }, 'token signing keys'),
+    (err: unknown) => fastify.log.error({ err }, 'the token signing key could not be made'))
 
   // oidc-provider (with Koa and its helpers) is loaded when first needed, not at start: it was a fifth of
   // the start-up, and the API itself checks tokens without it. The first request that needs it (a token,
@@ -67,11 +99,11 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   let loaded: SandboxProvider | undefined
   let loading: Promise<SandboxProvider> | undefined
   let context: ProviderContext | undefined
-  const identityProvider = async (): Promise<SandboxProvider> => await (loading ??= Promise.all([import('./provider.js'), providerContext()]).then(([{ createProvider }, providerContext]) => {
+  const identityProvider = async (): Promise<SandboxProvider> => await (loading ??= Promise.all([providerModule(), providerContext(), keys]).then(([{ createProvider }, providerContext, signingKeys]) => {
     context = providerContext
     const oidc = createProvider({
       world: opts.world,
-      keys,
+      keys: signingKeys,
       publicUrl: opts.publicUrl,
       tokenTtl: opts.tokenTtl,
       docsRedirectUri: opts.docsRedirectUri,
@@ -134,7 +166,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
     scope.all(`${REALM_PATH}/*`, unreachable)
   })
   const origins = (clientId: string): string[] | undefined => clientOrigins(opts.world, opts.docsRedirectUri, clientId)
-  await fastify.register(keycloakPages, { prefix: REALM_PATH, issuer, publicJwk: keys.publicJwk, clientOrigins: origins })
+  await fastify.register(keycloakPages, { prefix: REALM_PATH, issuer, publicJwk: keys.then((k) => k.publicJwk), clientOrigins: origins })
   await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider, world: opts.world, lockout, issuer })
   await fastify.register(tokenEndpoints, { prefix: REALM_PATH, provider, world: opts.world, verifier })
 }

@@ -7,7 +7,8 @@ import { OIDC_PATH, REALM } from './realm.js'
 export interface KeycloakPagesOptions {
   /** the realm's URL as clients see it: {public URL}/auth/realms/sandbox */
   issuer: string
-  publicJwk: JWK
+  /** Being made, when the sandbox generates its key (auth/index.ts): the realm information waits for it. */
+  publicJwk: Promise<JWK>
   /** the allowed web origins of a client (undefined: no such client) */
   clientOrigins: (clientId: string) => string[] | undefined
 }
@@ -79,15 +80,16 @@ function html (reply: FastifyReply, body: string): FastifyReply {
  * and admin tools) and the pages keycloak-js loads in iframes. Mounted under /auth/realms/sandbox.
  */
 export default async function keycloakPages (fastify: FastifyInstance, opts: KeycloakPagesOptions): Promise<void> {
-  const publicKey = createPublicKey({ key: opts.publicJwk as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'der' }).toString('base64')
-  const realmInfo = {
+  const realmInfo = opts.publicJwk.then((jwk) => ({
     realm: REALM,
-    public_key: publicKey,
+    public_key: createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'der' }).toString('base64'),
     'token-service': `${opts.issuer}${OIDC_PATH}`,
     'account-service': `${opts.issuer}/account`,
     'tokens-not-before': 0
-  }
-  fastify.get('', async () => realmInfo)
+  }))
+  // answered (after the key) by the route, not left unhandled meanwhile
+  realmInfo.catch(() => {})
+  fastify.get('', async () => await realmInfo)
 
   fastify.get(`${OIDC_PATH}/3p-cookies/step1.html`, async (_request, reply) => html(reply, STEP1))
   fastify.get(`${OIDC_PATH}/3p-cookies/step2.html`, async (_request, reply) => html(reply, STEP2))

@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose'
@@ -152,6 +153,11 @@ async function keysOf (value: string): Promise<JWK[]> {
   }
   if (out.length === 0) throw new Error(`the directory ${trimmed} holds no key files`)
   return out
+}
+
+/** Whether loadSigningKeys will generate the key: none configured, and none kept in the data dir. */
+export function generatesSigningKey (configured: string | undefined, dataDir: string | undefined, configuredList?: string): boolean {
+  return configured === undefined && configuredList === undefined && (dataDir === undefined || !existsSync(join(dataDir, 'keys', 'signing-key.json')))
 }
 
 /**

@@ -46,15 +46,19 @@ interface Cached { token: string, claims: AccessClaims }
  * (store/tokens.ts), checked where the partner is at hand (plugins/auth.ts).
  */
 export class TokenVerifier {
-  private readonly keys: JWTVerifyGetKey
+  /** The public keys; until the sandbox's generated key is made, undefined (verify() waits for keysReady). */
+  private keys: JWTVerifyGetKey | undefined
+  private readonly keysReady: Promise<JWTVerifyGetKey>
   private readonly cache = new Map<string, Cached>()
 
   constructor (
-    publicJwks: JWK[],
+    publicJwks: JWK[] | Promise<JWK[]>,
     readonly issuer: string,
     readonly audience: string
   ) {
-    this.keys = createLocalJWKSet({ keys: publicJwks })
+    this.keysReady = Promise.resolve(publicJwks).then((keys) => (this.keys = createLocalJWKSet({ keys })))
+    // a generation that fails is answered by each verify() that waits for it
+    this.keysReady.catch(() => {})
   }
 
   /** The claims of a token verified before and still unexpired, without a promise; else undefined (call verify()). */
@@ -106,7 +110,7 @@ export class TokenVerifier {
    * header typ "JWT", the claims every one carries, and claim typ "Bearer". clockTolerance lets an expired one through.
    */
   private async accessTokenPayload (token: string, clockTolerance = 0): Promise<JWTPayload> {
-    const { payload } = await jwtVerify(token, this.keys, {
+    const { payload } = await jwtVerify(token, this.keys ?? await this.keysReady, {
       issuer: this.issuer,
       audience: this.audience,
       algorithms: ['RS256'],

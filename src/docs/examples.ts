@@ -1,5 +1,6 @@
 import type { ErrorBody } from '../errors.js'
 import type { Reference } from '../schemas/reference.js'
+import type { Prebuilt } from '../seed/prebuilt.js'
 import type { ScenarioLibrary } from '../seed/scenarios.js'
 import { accountExamples } from './examples/accounts.js'
 import { beneficiaryExamples } from './examples/beneficiaries.js'
@@ -26,8 +27,8 @@ export type { DocExamples, ExampleRequest, OperationExamples, ResponseExample } 
 type Json = Record<string, unknown>
 
 /** Builds every example (a few milliseconds: one partner of the default scenario, no I/O). */
-export function buildDocExamples (scenarios: ScenarioLibrary, reference: Reference, bodyLimit: number): DocExamples {
-  const c = exampleContext(scenarios, reference, bodyLimit)
+export function buildDocExamples (scenarios: ScenarioLibrary, reference: Reference, bodyLimit: number, prebuilt: Prebuilt): DocExamples {
+  const c = exampleContext(scenarios, reference, bodyLimit, prebuilt)
   const operations: OperationsExamples = {
     ...accountExamples(c),
     ...referenceExamples(c),

@@ -56,7 +56,7 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
 
   // built on first use (the first request for a document), from the default scenario
   let examples: DocExamples | undefined
-  const docExamples = (): DocExamples => (examples ??= buildDocExamples(fastify.scenarios, fastify.reference, fastify.initialConfig.bodyLimit ?? 1048576))
+  const docExamples = (): DocExamples => (examples ??= buildDocExamples(fastify.scenarios, fastify.reference, fastify.initialConfig.bodyLimit ?? 1048576, fastify.prebuilt))
 
   await fastify.register(swagger, {
     openapi: {

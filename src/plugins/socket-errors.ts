@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { STATUS_CODES, type IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
+import { STATUS_CODES } from '../node-http.js'
 import type { Duplex } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { errorBody, type ErrorCode } from '../errors.js'

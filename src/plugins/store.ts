@@ -1,12 +1,14 @@
-import type { Ajv } from 'ajv'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ConfigError, type Config } from '../config.js'
 import { API_SCHEMAS } from '../schemas/index.js'
-import { createValidator } from '../schemas/validation.js'
+import { lazyValidator, type DataValidator } from '../schemas/validation.js'
 import { ScenarioControl } from '../seed/control.js'
 import type { Reference } from '../schemas/reference.js'
 import { loadReference } from '../seed/fixtures.js'
+import { EXAMPLE_SCENARIO } from '../docs/examples/context.js'
+import { loadFaker } from '../seed/faker.js'
+import { Prebuilt } from '../seed/prebuilt.js'
 import { ScenarioLibrary } from '../seed/scenarios.js'
 import { loadVerified } from '../seed/verified.js'
 import { createRepos, type Repos } from '../store/index.js'
@@ -28,7 +30,8 @@ declare module 'fastify' {
     scenarios: ScenarioLibrary
     reference: Reference
     /** The API schemas without the API's scalar coercion: what scenario files and snapshots must pass. */
-    dataValidator: Ajv
+    dataValidator: DataValidator
+    prebuilt: Prebuilt
     snapshots: NamedSnapshotStore
     /**
      * The shared store of replicas (SANDBOX_REDIS_URL) and its key names; null for a sandbox of one process.
@@ -84,11 +87,15 @@ function redactedUrl (url: string): string {
  */
 async function storePlugin (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
   const { config } = opts
-  const validator = createValidator(API_SCHEMAS)
+  const validator = lazyValidator(API_SCHEMAS)
   // the files this build already checked skip the schema and rule checks (seed/verified.ts)
   const verified = loadVerified()
   const reference = loadReference(validator, verified)
   const scenarios = new ScenarioLibrary(validator, reference, undefined, verified)
+  const prebuilt = new Prebuilt()
+  // the docs' examples build partner-a of the default scenario synchronously when the build did not (from the
+  // sources, or an edited scenario file): faker must be loaded for that (seed/faker.ts)
+  if (!prebuilt.has(scenarios.get(EXAMPLE_SCENARIO))) await loadFaker()
   if (!scenarios.has(config.scenario)) {
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }
@@ -96,7 +103,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message))
   const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log)
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend)
-  const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed })
+  const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed }, prebuilt)
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))
   control.restore(saved)
   files?.adopt(world.partners.values())
@@ -107,6 +114,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   fastify.decorate('repos', createRepos(world))
   fastify.decorate('control', control)
   fastify.decorate('scenarios', scenarios)
+  fastify.decorate('prebuilt', prebuilt)
   fastify.decorate('reference', reference)
   fastify.decorate('dataValidator', validator)
   const snapshots: NamedSnapshotStore = shared === null ? new NamedSnapshots(config.dataDir) : new RedisNamedSnapshots(shared.client, shared.keys)

@@ -41,7 +41,7 @@ export const CASES: Record<ReadinessCase, { title: string, howTo: string }> = {
   },
   PAGES_TO_THE_END: {
     title: 'Walks a list page by page to the last page',
-    howTo: 'Read a list of more than one page from page=0 on, one page after the other, until the answer\'s page.last is true (GET /api/customers?size=2&page=0, then page=1, ...).'
+    howTo: 'Read a list of more than one page from page=0 on, one page after the other, until the answer\'s page.last is true (GET /api/customers?page=0, then page=1, ...: four pages of the default size, 10, in the default scenario).'
   },
   USES_CURRENT_VERSION: {
     title: 'Calls the current API version only',

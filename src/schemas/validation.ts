@@ -81,6 +81,22 @@ export function createValidator (schemas: TSchema[]): Ajv {
   return ajv
 }
 
+/** What checking data needs of a validator: a compiled check by schema id, and a schema added. */
+export type DataValidator = Pick<Ajv, 'getSchema' | 'addSchema'>
+
+/**
+ * createValidator's validator, made at its first use: a start of the built-in data (checked by the build,
+ * seed/verified.ts) never asks for one, and adding every schema to a new Ajv was a tenth of the start.
+ */
+export function lazyValidator (schemas: TSchema[]): DataValidator {
+  let ajv: Ajv | undefined
+  const made = (): Ajv => (ajv ??= createValidator(schemas))
+  return {
+    getSchema: (id) => made().getSchema(id),
+    addSchema: (schema, key) => made().addSchema(schema, key)
+  }
+}
+
 const JAVA_TYPES: Record<string, string> = {
   integer: 'java.lang.Integer',
   number: 'java.math.BigDecimal',

@@ -1,4 +1,4 @@
-import type { Ajv } from 'ajv'
+import type { DataValidator } from '../schemas/validation.js'
 import { AgentStore } from '../store/agent.js'
 import { buildAccount } from '../store/accounts.js'
 import { buildBeneficiary } from '../store/beneficiaries.js'
@@ -10,14 +10,14 @@ import type { AgentSnapshot, Guarantee, PartnerSnapshot } from '../store/records
 import { PARTNER_FILE_FORMAT } from '../store/records.js'
 import type { Party } from '../schemas/customers.js'
 import { checkAgainst } from './check.js'
-import { hashSeed, seededFaker } from './faker.js'
+import { hashSeed, loadFaker, seededFaker } from './faker.js'
 import type { Reference } from '../schemas/reference.js'
 import { Generator as RecordGenerator } from './generators.js'
 import { settingsFor, type AgentRecords, type LoadedScenario } from './scenarios.js'
 
 export interface BuildContext {
   reference: Reference
-  validator: Ajv
+  validator: DataValidator
 }
 
 export interface AgentSpec {
@@ -65,6 +65,7 @@ export function buildAgent (ctx: BuildContext, loaded: LoadedScenario, seed: num
 }
 
 export async function buildAgentAsync (ctx: BuildContext, loaded: LoadedScenario, seed: number, spec: AgentSpec): Promise<AgentSnapshot> {
+  await loadFaker()
   return await runCooperatively(agentSteps(ctx, loaded, seed, spec))
 }
 
@@ -156,7 +157,7 @@ function addGeneratedCustomer (store: AgentStore, gen: RecordGenerator): void {
 }
 
 /** Every record must pass the schema it is served with (design.md): data that could not be served stops the load. */
-function * checkRecords (ajv: Ajv, s: AgentSnapshot, where: string): Steps<void> {
+function * checkRecords (ajv: DataValidator, s: AgentSnapshot, where: string): Steps<void> {
   const lists: Array<[string, Array<Record<string, unknown>>, string, string]> = [
     ['CustomerRecord', s.customers, 'customer', 'customerId'],
     ['Account', s.accounts, 'account', 'id'],
@@ -194,6 +195,7 @@ export function buildPartner (ctx: BuildContext, loaded: LoadedScenario, seed: n
 }
 
 export async function buildPartnerAsync (ctx: BuildContext, loaded: LoadedScenario, seed: number, identity: PartnerIdentity): Promise<PartnerSnapshot> {
+  await loadFaker()
   return await runCooperatively(partnerSteps(ctx, loaded, seed, identity))
 }
 

@@ -1,6 +1,5 @@
-import type { Ajv } from 'ajv'
 import type { FieldError } from '../errors.js'
-import { fieldErrorsFromAjv, fieldPath } from '../schemas/validation.js'
+import { fieldErrorsFromAjv, fieldPath, type DataValidator } from '../schemas/validation.js'
 
 /** Data in a file (fixture or scenario) that the sandbox could not serve: refused at boot. */
 export class DataError extends Error {
@@ -17,7 +16,7 @@ export function describeFieldError (where: string, e: FieldError): string {
 }
 
 /** Throws a DataError naming the file, the field and the rule when value does not pass schema $id. */
-export function checkAgainst (ajv: Ajv, schemaId: string, value: unknown, where: string): void {
+export function checkAgainst (ajv: DataValidator, schemaId: string, value: unknown, where: string): void {
   const validate = ajv.getSchema(schemaId)
   if (validate === undefined) throw new Error(`no schema ${schemaId}`)
   if (validate(value) === true) return

@@ -4,8 +4,9 @@ import type { Partner } from '../store/partner.js'
 import { AgentIdTaken, ensureAgentRoom } from '../store/partners.js'
 import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
-import { buildAgentAsync, buildPartnerAsync, type BuildContext } from './build.js'
+import { buildAgentAsync, buildPartnerAsync, type BuildContext, type PartnerIdentity } from './build.js'
 import { freshAgentSpec, identityOf, leastRegisteredNumber, registeredIdentity, scenarioIdentity, type NewPartner } from './identities.js'
+import { Prebuilt } from './prebuilt.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
 import { agentSummary, partnerSummary, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
 
@@ -23,8 +24,14 @@ export class ScenarioControl {
     private readonly world: World,
     private readonly library: ScenarioLibrary,
     private readonly ctx: BuildContext,
-    private readonly start: { scenario: string, seed?: number }
+    private readonly start: { scenario: string, seed?: number },
+    private readonly prebuilt = new Prebuilt()
   ) {}
+
+  /** A partner at the start of a scenario: as the build made it, when it did (seed/prebuilt.ts), else built now. */
+  private async partnerAtStart (loaded: LoadedScenario, seed: number, identity: PartnerIdentity): Promise<PartnerSnapshot> {
+    return this.prebuilt.partner(loaded, seed, identity) ?? await buildPartnerAsync(this.ctx, loaded, seed, identity)
+  }
 
   /** What else goes with a deleted partner (its named snapshots, its journal), each told by its owner. */
   private readonly forgetters: Array<(partnerId: string) => Promise<void> | void> = []
@@ -77,7 +84,7 @@ export class ScenarioControl {
     for (const def of loaded.scenario.partners) {
       // (with replicas: made by the first replica to start; the others read it)
       if (existing.has(def.id)) await this.world.sync(def.id)
-      else await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, seed, scenarioIdentity(def)), 'if-absent')
+      else await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, seed, scenarioIdentity(def)), 'if-absent')
     }
   }
 
@@ -102,7 +109,7 @@ export class ScenarioControl {
     const partner = await this.partner(partnerId)
     const loaded = this.scenario(scenarioName ?? partner.scenario)
     const s = this.seedFor(loaded, scenarioName, seed, partner.seed)
-    const snapshot = await buildPartnerAsync(this.ctx, loaded, s, identityOf(partner))
+    const snapshot = await this.partnerAtStart(loaded, s, identityOf(partner))
     return await this.replace(partnerId, snapshot, keepFresh)
   }
 
@@ -213,7 +220,7 @@ export class ScenarioControl {
     const s = this.seedFor(loaded, scenarioName, seed, this.start.seed ?? loaded.scenario.seed)
     const existing = new Set(await this.world.backend.partnerIds(this.world))
     for (const def of loaded.scenario.partners) {
-      if (!existing.has(def.id)) await this.world.backend.putPartner(this.world, await buildPartnerAsync(this.ctx, loaded, s, scenarioIdentity(def)), 'if-absent')
+      if (!existing.has(def.id)) await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, s, scenarioIdentity(def)), 'if-absent')
     }
     const out: PartnerSummary[] = []
     for (const id of await this.world.backend.partnerIds(this.world)) out.push(await this.reset(id, loaded.scenario.name, s, false))

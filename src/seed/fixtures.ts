@@ -1,5 +1,5 @@
+import type { DataValidator } from '../schemas/validation.js'
 import { readFileSync } from 'node:fs'
-import type { Ajv } from 'ajv'
 import type { Bank } from '../schemas/banks.js'
 import type { InvestmentType } from '../schemas/investment-types.js'
 import type { PublicAccount } from '../schemas/public-accounts.js'
@@ -22,7 +22,7 @@ function readJson (name: string): { json: Record<string, unknown>, text: string 
 }
 
 /** The items under key of a fixture file, each checked against schemaId (unless the build did), and the file itself. */
-function list<T> (ajv: Ajv, verified: Verified, name: string, key: string, schemaId: string, idOf: (x: T) => string | number): { items: T[], file: Record<string, unknown> } {
+function list<T> (ajv: DataValidator, verified: Verified, name: string, key: string, schemaId: string, idOf: (x: T) => string | number): { items: T[], file: Record<string, unknown> } {
   const { json: file, text } = readJson(name)
   const checked = verified(`fixtures/${name}`, text)
   const items = file[key]
@@ -38,7 +38,7 @@ function list<T> (ajv: Ajv, verified: Verified, name: string, key: string, schem
 }
 
 /** The reference data; verified: the files the build already checked (seed/verified.ts). */
-export function loadReference (ajv: Ajv, verified: Verified = checkEverything): Reference {
+export function loadReference (ajv: DataValidator, verified: Verified = checkEverything): Reference {
   const { items: banks, file: banksFile } = list<Bank>(ajv, verified, 'banks.json', 'banks', 'Bank', (b) => b.id)
   const banksById = new Map(banks.map((b) => [b.id, b]))
   const homeBankId = banksFile.homeBankId as string

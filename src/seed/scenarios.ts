@@ -1,5 +1,5 @@
+import type { DataValidator } from '../schemas/validation.js'
 import { readdirSync, readFileSync } from 'node:fs'
-import type { Ajv } from 'ajv'
 import { accountRules } from '../rules/accounts.js'
 import { beneficiaryRules } from '../rules/beneficiaries.js'
 import { customerRules } from '../rules/customers.js'
@@ -31,6 +31,8 @@ export interface AgentRecords {
 /** A scenario file that passed every check, with its records grouped by agent. */
 export interface LoadedScenario {
   file: string
+  /** The file is the one this build checked (seed/verified.ts): its data may come prebuilt (seed/prebuilt.ts). */
+  checkedByBuild: boolean
   scenario: Scenario
   partners: Map<string, PartnerDef>
   records: Map<string, AgentRecords>
@@ -48,8 +50,7 @@ export class ScenarioLibrary {
   private readonly scenarios = new Map<string, LoadedScenario>()
 
   /** verified: the files the build already checked (seed/verified.ts); they skip the schema and rule checks. */
-  constructor (private readonly ajv: Ajv, private readonly ref: Reference, dir: URL = SCENARIOS_DIR, private readonly verified: Verified = checkEverything) {
-    if (ajv.getSchema('Scenario') === undefined) ajv.addSchema(ScenarioSchema)
+  constructor (private readonly ajv: DataValidator, private readonly ref: Reference, dir: URL = SCENARIOS_DIR, private readonly verified: Verified = checkEverything) {
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
       const loaded = this.load(new URL(name, dir), `scenarios/${name}`)
       if (`${loaded.scenario.name}.json` !== name) throw new DataError(`scenarios/${name}: name must be "${name.slice(0, -5)}" (the file name)`)
@@ -90,9 +91,12 @@ export class ScenarioLibrary {
       throw new DataError(`${file}: cannot be read as JSON (${(err as Error).message})`)
     }
     const checked = this.verified(file, text)
-    if (!checked) checkAgainst(this.ajv, 'Scenario', raw, `${file}:`)
+    if (!checked) {
+      if (this.ajv.getSchema('Scenario') === undefined) this.ajv.addSchema(ScenarioSchema)
+      checkAgainst(this.ajv, 'Scenario', raw, `${file}:`)
+    }
     const scenario = raw as Scenario
-    return checkReferences(file, scenario, checked ? undefined : { ajv: this.ajv, ref: this.ref })
+    return { ...checkReferences(file, scenario, checked ? undefined : { ajv: this.ajv, ref: this.ref }), checkedByBuild: checked }
   }
 }
 
@@ -104,7 +108,7 @@ function emptyRecords (): AgentRecords {
  * The checks across records: owners exist, ids follow the sandbox scheme and are unique, requests pass the
  * API schemas and rules (those last two with `rules` only: not again for a file the build checked).
  */
-function checkReferences (file: string, scenario: Scenario, rules: { ajv: Ajv, ref: Reference } | undefined): LoadedScenario {
+function checkReferences (file: string, scenario: Scenario, rules: { ajv: DataValidator, ref: Reference } | undefined): Omit<LoadedScenario, 'checkedByBuild'> {
   const partners = new Map<string, PartnerDef>()
   const agentOwner = new Map<string, string>()
   const numbers = new Set<number>()

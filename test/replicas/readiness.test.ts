@@ -13,15 +13,15 @@ interface Case { case: string, status: string, requestIds: string[] }
 
 const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
 
-t.test('a case played on both replicas passes once, read the same from both; a DELETE on one clears both', { skip }, async (t) => {
+t.test('a case played on both replicas passes once, read the same from both; a DELETE on one clears both; a list paged across both is walked to its end', { skip }, async (t) => {
   const redis = await startRedis(t)
   const publicUrl = `http://127.0.0.1:${await freePort()}`
   const [r1, r2] = await startReplicas(t, 2, { redisUrl: redis.url, publicUrl })
   const bearer = await token(r1.base)
-  /** The case as r reads it, once it is no longer not-tried (a replica files after its answer), or after 3 s. */
-  const caseOf = async (r: Replica, name: string, not = 'not-tried'): Promise<Case> => {
+  /** The case as r reads it for a partner (a token of it), once it is no longer not-tried (a replica files after its answer), or after 3 s. */
+  const caseOf = async (r: Replica, name: string, not = 'not-tried', as = bearer): Promise<Case> => {
     for (let i = 0; ; i++) {
-      const res = await fetch(`${r.base}/__sandbox/readiness`, { headers: { authorization: `Bearer ${bearer}` } })
+      const res = await fetch(`${r.base}/__sandbox/readiness`, { headers: { authorization: `Bearer ${as}` } })
       const found = (await res.json() as { cases: Case[] }).cases.find((c) => c.case === name)!
       if (found.status !== not || i === 30) return found
       await sleep(100)
@@ -41,4 +41,19 @@ t.test('a case played on both replicas passes once, read the same from both; a D
   t.equal((await caseOf(r1, 'RETRIES_SERVER_ERROR', 'passed')).status, 'not-tried', 'cleared on replica 1 by a DELETE on replica 2')
   const junit = await fetch(`${r1.base}/__sandbox/readiness?format=junit`, { headers: { authorization: `Bearer ${bearer}` } })
   t.match(await junit.text(), /<testsuites [^>]*tests="8" failures="0" errors="0" skipped="\d+">/, 'JUnit from a replica')
+
+  // issue 44's client: partner-b pages through its customers (GET /api/customers?page=N&size=10) to page.last,
+  // each page served by the other replica, so the pages' digests meet in Redis
+  const b = await token(r2.base, 'partner-b')
+  const pages: string[] = []
+  for (let page = 0; ; page++) {
+    const sent = await fetch(`${[r1, r2][page % 2].base}/api/customers?page=${page}&size=10`, { headers: { authorization: `Bearer ${b}`, 'agent-id': '2001' } })
+    t.equal(sent.status, 200)
+    pages.push(String(sent.headers.get('x-request-id')))
+    if ((await sent.json() as { page: { last: boolean } }).page.last) break
+  }
+  t.equal(pages.length, 4, 'four pages, two from each replica')
+  for (const r of [r1, r2]) {
+    t.match(await caseOf(r, 'PAGES_TO_THE_END', 'not-tried', b), { status: 'passed', requestIds: pages }, `PAGES_TO_THE_END passed, read from ${r.base}`)
+  }
 })

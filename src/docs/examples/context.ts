@@ -1,7 +1,8 @@
-import type { Ajv } from 'ajv'
+import type { DataValidator } from '../../schemas/validation.js'
 import { buildPartner } from '../../seed/build.js'
 import { scenarioIdentity } from '../../seed/identities.js'
 import type { Reference } from '../../schemas/reference.js'
+import type { Prebuilt } from '../../seed/prebuilt.js'
 import type { ScenarioLibrary } from '../../seed/scenarios.js'
 import { AgentStore } from '../../store/agent.js'
 import { createRepos } from '../../store/index.js'
@@ -12,21 +13,24 @@ import { responseKit } from './responses.js'
 export const EXAMPLE_SCENARIO = 'default'
 const PARTNER = 'partner-a'
 
-// the scenario's records were checked against the schemas when it was loaded (and in the test suite):
-// the private copy skips the second check, which would cost a compiled validator
-const UNCHECKED = { getSchema: () => () => true } as unknown as Ajv
+// the scenario's records were checked against the schemas when it was built (and in the test suite): a
+// private copy built here skips the second check, which would cost a compiled validator
+const UNCHECKED = { getSchema: () => () => true } as unknown as DataValidator
 
 /**
  * What every resource's examples draw on: a private copy of partner-a as scenarios/default.json builds
  * it, read through the repositories the routes use, and the fixed records the examples show (the first
- * customer of the test user's agent and what it owns, records of another agent and another partner).
+ * customer of the test user's agent and what it owns, records of another agent and another partner). The copy is
+ * the build's (seed/prebuilt.ts) when it made one; else it is built here, with faker, which the store plugin then
+ * loaded at start.
  */
-export function exampleContext (scenarios: ScenarioLibrary, reference: Reference, bodyLimit: number) {
+export function exampleContext (scenarios: ScenarioLibrary, reference: Reference, bodyLimit: number, prebuilt: Prebuilt) {
   const loaded = scenarios.get(EXAMPLE_SCENARIO)
   const { scenario } = loaded
   const def = loaded.partners.get(PARTNER)
   if (def === undefined) throw new Error(`scenario ${EXAMPLE_SCENARIO} has no partner ${PARTNER}`)
-  const snapshot = buildPartner({ reference, validator: UNCHECKED }, loaded, scenario.seed, scenarioIdentity(def))
+  const identity = scenarioIdentity(def)
+  const snapshot = prebuilt.partner(loaded, scenario.seed, identity) ?? buildPartner({ reference, validator: UNCHECKED }, loaded, scenario.seed, identity)
   const world = new World(reference, { maxRecords: Number.MAX_SAFE_INTEGER, maxAgents: Number.MAX_SAFE_INTEGER }, CHANGES)
   world.putPartner(snapshot)
 

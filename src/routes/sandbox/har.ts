@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES } from '../../node-http.js'
 import type { Static } from '@sinclair/typebox'
 import type { Har, JournalEntry, JournalMessage } from '../../schemas/journal.js'
 

@@ -1,0 +1,93 @@
+import { loadConfig, type Config } from './config.js'
+import type { LogSink } from './app.js'
+import { REALM_PATH, ROUTES } from './auth/realm.js'
+import { listenSandbox, stopSandbox } from './server.js'
+
+/*
+ * The package's root export: a sandbox started inside the caller's process, for a test suite. A guest there:
+ * it sets no V8 flag, installs no signal handler, never exits the process and writes nothing unless asked
+ * (`log`); several can run at once, each on its own port; after stop() nothing of it is left running (no
+ * socket, timer or file handle), so a process that only ran sandboxes ends by itself.
+ */
+
+/** The sandbox's configuration keys (README "Configuration"; the same as the command's options and variables). */
+export type SandboxConfig = Partial<Config>
+
+export interface SandboxOptions extends SandboxConfig {
+  /**
+   * Where the JSON log lines go: true for standard output, or any object with write(line). Off by default: a
+   * library writes nothing of its own to a test runner's output.
+   */
+  log?: boolean | LogSink
+}
+
+export interface SandboxUser {
+  username: string
+  password: string
+}
+
+/** A partner of the scenario: an OAuth client with its own agents and test users. */
+export interface SandboxPartner {
+  clientId: string
+  clientSecret: string
+  name: string
+  agents: string[]
+  users: SandboxUser[]
+}
+
+export interface StartedSandbox {
+  /** Where it answers, e.g. http://127.0.0.1:43117 (the public URL: issuer and docs links use it). */
+  url: string
+  /** The OpenID Connect issuer, `{url}/auth/realms/sandbox`. */
+  issuer: string
+  /** The token endpoint. */
+  tokenUrl: string
+  /** The scenario's partners, as the sandbox started. */
+  partners: SandboxPartner[]
+  /** Stops it: requests in flight finish (for at most the shutdown timeout), then everything is closed. */
+  stop: () => Promise<void>
+}
+
+/**
+ * Where the library's defaults differ from the command's: a free port of loopback (a test suite's sandbox is no
+ * service of the machine's), and no overload guard (the event loop is the host's: a test that blocks it for a
+ * second must not make the sandbox answer 503).
+ */
+const GUEST_DEFAULTS: SandboxConfig = { port: 0, host: '127.0.0.1', maxEventLoopDelay: 60_000 }
+
+/** Lines the library drops: what pino writes when `log` is off. */
+const NOWHERE: LogSink = { write: () => {} }
+
+/**
+ * Starts a sandbox in this process: on a free port of 127.0.0.1 unless `port`/`host` say otherwise, in memory,
+ * the default scenario. Resolves once it is ready to serve (data loaded, listening).
+ */
+export async function startSandbox (options: SandboxOptions = {}): Promise<StartedSandbox> {
+  const { log = false, ...keys } = options
+  const config = loadConfig({ ...GUEST_DEFAULTS, logLevel: log === false ? 'silent' : 'info', ...keys })
+  const publicUrlOf = keys.publicUrl === undefined ? (port: number) => `http://${urlHost(config.host)}:${port}` : undefined
+  if (publicUrlOf !== undefined) config.publicUrl = publicUrlOf(config.port)
+  const fastify = await listenSandbox(config, { log: log === false ? NOWHERE : log === true ? undefined : log, publicUrlOf })
+  const url = config.publicUrl!
+  let stopped: Promise<void> | undefined
+  return {
+    url,
+    issuer: `${url}${REALM_PATH}`,
+    tokenUrl: `${url}${REALM_PATH}${ROUTES.token}`,
+    partners: [...fastify.world.partners.values()].filter((p) => !p.registered).map((p) => ({
+      clientId: p.id,
+      clientSecret: p.secret,
+      name: p.name,
+      agents: [...p.agents.keys()],
+      users: p.users.map((u) => ({ username: u.username, password: u.password }))
+    })),
+    stop: async () => { await (stopped ??= stopSandbox(fastify, config).then(() => {})) }
+  }
+}
+
+/** The host of a URL for an interface to listen on: a wildcard is reached on loopback; IPv6 in brackets. */
+function urlHost (host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1'
+  if (host === '::') return '[::1]'
+  return host.includes(':') ? `[${host}]` : host
+}
