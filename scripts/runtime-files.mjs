@@ -1,7 +1,7 @@
 // What a built sandbox needs at run time, and nothing else: the image (Dockerfile) is this tree.
-//   - dist/: the command (cli.js), the bundle and its chunks, the list of checked data (verified-data.json),
-//     and the bundle's source maps without the sources they embed (a stack trace still names src/ places with
-//     --enable-source-maps; the source text would be 10 MB more);
+//   - dist/: the command (cli.js), the bundle and its chunks, the data files the build writes (what is not
+//     code: verified-data.json, prebuilt/), and the bundle's source maps without the sources they embed (a stack
+//     trace still names src/ places with --enable-source-maps; the source text would be 10 MB more);
 //   - package.json, fixtures/, scenarios/, console/;
 //   - node_modules: the packages the bundle leaves outside (dist/bundle-externals.json, written by bundle.mjs
 //     from esbuild's own account of the bundle) and what they depend on, found the way Node finds them
@@ -109,7 +109,11 @@ if (target === undefined) {
   process.exit(0)
 }
 for (const list of files.values()) for (const file of list) cpSync(file, join(target, relative(root, file)), { preserveTimestamps: true })
-for (const from of ['package.json', 'fixtures', 'scenarios', 'console', 'dist/cli.js', 'dist/verified-data.json']) copy(from)
+for (const from of ['package.json', 'fixtures', 'scenarios', 'console', 'dist/cli.js']) copy(from)
+// the build's data: whatever in dist/ is not code (the compiled modules are in the bundle) nor the build's own
+for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+  if (entry.isFile() && !/\.(js|map|d\.ts|tsbuildinfo)$|^\.build-/.test(entry.name)) copy(relative(root, join(entry.parentPath, entry.name)))
+}
 for (const name of readdirSync(dist).filter((f) => BUNDLE.test(f))) {
   copy(`dist/${name}`)
   const map = join(dist, `${name}.map`)
