@@ -2,6 +2,7 @@ import { loadConfig, type Config } from './config.js'
 import type { LogSink } from './app.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
 import { listenSandbox, stopSandbox } from './server.js'
+import { SandboxClient } from './client/index.js'
 
 /*
  * The package's root export: a sandbox started inside the caller's process, for a test suite. A guest there:
@@ -44,6 +45,11 @@ export interface StartedSandbox {
   tokenUrl: string
   /** The scenario's partners, as the sandbox started. */
   partners: SandboxPartner[]
+  /**
+   * A SandboxClient of a partner (the scenario's first by default), its Agent-Id the partner's first agent
+   * (banking-agent-sandbox/client, docs/from-code.md).
+   */
+  client: (clientId?: string) => SandboxClient
   /** Stops it: requests in flight finish (for at most the shutdown timeout), then everything is closed. */
   stop: () => Promise<void>
 }
@@ -70,17 +76,23 @@ export async function startSandbox (options: SandboxOptions = {}): Promise<Start
   const fastify = await listenSandbox(config, { log: log === false ? NOWHERE : log === true ? undefined : log, publicUrlOf })
   const url = config.publicUrl!
   let stopped: Promise<void> | undefined
+  const partners = [...fastify.world.partners.values()].filter((p) => !p.registered).map((p) => ({
+    clientId: p.id,
+    clientSecret: p.secret,
+    name: p.name,
+    agents: [...p.agents.keys()],
+    users: p.users.map((u) => ({ username: u.username, password: u.password }))
+  }))
   return {
     url,
     issuer: `${url}${REALM_PATH}`,
     tokenUrl: `${url}${REALM_PATH}${ROUTES.token}`,
-    partners: [...fastify.world.partners.values()].filter((p) => !p.registered).map((p) => ({
-      clientId: p.id,
-      clientSecret: p.secret,
-      name: p.name,
-      agents: [...p.agents.keys()],
-      users: p.users.map((u) => ({ username: u.username, password: u.password }))
-    })),
+    partners,
+    client: (clientId) => {
+      const partner = clientId === undefined ? partners[0] : partners.find((p) => p.clientId === clientId)
+      if (partner === undefined) throw new TypeError(`client: no partner ${String(clientId)} in this sandbox's scenario`)
+      return new SandboxClient({ baseUrl: url, clientId: partner.clientId, clientSecret: partner.clientSecret, agentId: partner.agents[0] })
+    },
     stop: async () => { await (stopped ??= stopSandbox(fastify, config).then(() => {})) }
   }
 }

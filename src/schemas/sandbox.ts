@@ -24,7 +24,8 @@ export type ResetRequest = Static<typeof ResetRequest>
 export const PartnerResetRequest = Type.Object({
   scenario: Type.Optional(ScenarioName),
   seed: Type.Optional(Seed),
-  snapshot: Type.Optional({ ...SnapshotName, description: 'A named snapshot of the partner (POST /__sandbox/snapshots) to return to; not together with scenario or seed' })
+  // typed as SnapshotName (a spread TString's type names TypeBox's symbols, which a declaration cannot)
+  snapshot: Type.Optional<typeof SnapshotName>({ ...SnapshotName, description: 'A named snapshot of the partner (POST /__sandbox/snapshots) to return to; not together with scenario or seed' })
 }, {
   $id: 'SandboxPartnerResetRequest',
   title: 'SandboxPartnerResetRequest',
