@@ -27,11 +27,12 @@ COPY --from=build /runtime /app
 # /data is the place for durable data; it is used only when SANDBOX_DATA_DIR=/data is set, e.g.
 #   docker run -v sandbox-data:/data -e SANDBOX_DATA_DIR=/data -p 8080:8080 <image>
 # Node's compile cache, filled while the image is built, by the user that runs the sandbox (a layer that only
-# changed its owner would copy it again): every container starts with the sandbox's bundle (dist/bundle*.js,
-# scripts/bundle.mjs) and the identity provider (loaded at its first use) already compiled. Loading the chunks
-# runs no server: only dist/bundle.js itself starts one.
+# changed its owner would copy it again) and with CMD's V8 flags (Node keeps a cache per user and set of flags):
+# every container starts with the sandbox's bundle (dist/bundle*.js, scripts/bundle.mjs) and the identity
+# provider (loaded at its first use) already compiled. Loading the chunks runs no server: only dist/bundle.js
+# itself starts one.
 RUN mkdir -p /data /app/.node-compile-cache && chown node:node /data /app/.node-compile-cache \
-    && runuser -u node -- node -e "const chunks = require('node:fs').readdirSync('dist').filter((f) => /^bundle-.+\.js$/.test(f)); Promise.all(chunks.map((f) => import('./dist/' + f))).then(() => {}, (e) => { console.error(e); process.exit(1) })"
+    && runuser -u node -- node --max-semi-space-size=8 --no-maglev --no-memory-reducer -e "const chunks = require('node:fs').readdirSync('dist').filter((f) => /^bundle-.+\.js$/.test(f)); Promise.all(chunks.map((f) => import('./dist/' + f))).then(() => {}, (e) => { console.error(e); process.exit(1) })"
 USER node
 VOLUME /data
 EXPOSE 8080

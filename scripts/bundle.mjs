@@ -6,8 +6,9 @@
 // first use (the identity provider's setup). Plain JavaScript: no loader to wait for.
 //
 // Left out of the bundle, loaded from node_modules as before: packages that read files beside their own
-// code (Swagger UI's static files), and the identity provider (loaded at the first token request; its
-// dependencies are many and it reads its own modules by path). The Postman converter is a chunk of its own,
+// code (Swagger UI's static files), and the identity provider (loaded at the first token request; it finds a
+// token kind's lifetime and its adapter's model name by class name, and esbuild renames classes whose names
+// collide: bundled, tokens failed with "ttl is not a function"). The Postman converter is a chunk of its own,
 // loaded at the first download of the collection: from node_modules it was 26 MB of the image (its
 // dependencies' every locale and build), bundled 1.5 MB. What stays outside is listed in
 // dist/bundle-externals.json, from which scripts/runtime-modules.mjs finds the node_modules the image ships.
