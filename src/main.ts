@@ -3,6 +3,7 @@ import { createServer } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, OPTIONS, fromEnv, loadConfig, type Config } from './config.js'
 import { PACKAGE_JSON } from './files.js'
+import { tracingSettings, type TracingSettings } from './observe/tracing.js'
 
 const NAME = 'banking-sandbox'
 
@@ -78,6 +79,7 @@ async function pickPort (config: Config): Promise<void> {
 
 async function main (): Promise<void> {
   let config: Config
+  let tracing: TracingSettings | null
   try {
     const flags = parseFlags(process.argv.slice(2))
     if (flags === 'help') {
@@ -90,6 +92,8 @@ async function main (): Promise<void> {
       return
     }
     config = loadConfig({ ...fromEnv(process.env), ...flags })
+    // traces only when the standard OTEL_* variables ask for them: the SDK is the process's, so the command's
+    tracing = tracingSettings(process.env)
   } catch (err) {
     process.stderr.write(`${NAME}: ${(err as Error).message}\n`)
     process.exit(2)
@@ -97,8 +101,8 @@ async function main (): Promise<void> {
   try {
     if (config.port === 0) await pickPort(config)
     // loaded only now: --help, --version and configuration errors answer at once
-    const { start } = await import('./server.js')
-    await start(config, (fastify) => banner(config, fastify))
+    const { start, startTracing } = await import('./server.js')
+    await start(config, (fastify) => banner(config, fastify), tracing === null ? undefined : await startTracing(tracing))
   } catch (err) {
     // a configuration or data problem found while loading: its message names the option or file
     const e = err as Error & { code?: string }

@@ -3,13 +3,17 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions } from './app.js'
 import type { Config } from './config.js'
+import type { Tracing } from './observe/tracing.js'
 import { boundOldGeneration, capYoungGeneration, keepCodeWhenIdle, releaseDroppedRecords, servingHeap, settleHttpObjectLayouts, skipMaglev } from './heap.js'
 
+// tracing for the command (the SDK from the OTEL_* variables) and for a sandbox in a host's process
+export { hostTracing, startTracing } from './observe/request-spans.js'
+
 /** Builds the app on a new Fastify instance (also what the tests do, adding their own hooks first). */
-export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
+export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}, tracing?: Tracing): Promise<FastifyInstance> {
   const fastify = Fastify(serverOptions(config))
   prepare(fastify)
-  await fastify.register(fp(app), { config })
+  await fastify.register(fp(app), { config, tracing })
   await fastify.ready()
   return fastify
 }
@@ -26,13 +30,13 @@ const IDLE_GRACE_MS = 250
  * time (SANDBOX_SHUTDOWN_DRAIN: a load balancer sees /ready fail and sends no more), then stop accepting, let
  * in-flight requests finish, flush the store, exit 0 (or 1 if that takes longer than the shutdown timeout).
  */
-export async function start (config: Config, banner: (fastify: FastifyInstance) => void = () => {}): Promise<FastifyInstance> {
+export async function start (config: Config, banner: (fastify: FastifyInstance) => void = () => {}, tracing?: Tracing): Promise<FastifyInstance> {
   // before the data are loaded: the load's records survive as a run of creates' do
   capYoungGeneration()
   skipMaglev()
   keepCodeWhenIdle()
   settleHttpObjectLayouts()
-  const fastify = await buildServer(config)
+  const fastify = await buildServer(config, undefined, tracing)
   let stopping = false
   const stop = (signal: string): void => {
     if (stopping) return
