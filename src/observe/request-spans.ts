@@ -31,8 +31,9 @@ declare module 'fastify' {
 
 const VERSION = (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version
 const TOKEN_PATH = `${REALM_PATH}${ROUTES.token}`
-// load balancers' probes: not worth a trace each every few seconds
-const PROBES = new Set(['/health', '/ready'])
+// load balancers' probes (not worth a trace each every few seconds), and the journal's live tail (open for as long
+// as its client watches: its answer is never over, and a client that leaves ends no step that would end a span)
+const UNTRACED = new Set(['/health', '/ready', '/__sandbox/requests/stream'])
 
 /** The route as the journal and the API documents write it (/api/customers/{customerId}); the token endpoint by its path. */
 function routeOf (request: FastifyRequest): string | undefined {
@@ -91,7 +92,7 @@ function requestSpans (otel: Otel, provider: TracerProvider, close: () => Promis
     const instrumentation = new otel.FastifyOtelInstrumentation({
       instrumentHooks: false,
       instrumentHandler: false,
-      ignorePaths: ({ url }) => PROBES.has(pathOf(url)),
+      ignorePaths: ({ url }) => UNTRACED.has(pathOf(url)),
       requestHook: started
     })
     instrumentation.setTracerProvider(provider)
@@ -101,8 +102,8 @@ function requestSpans (otel: Otel, provider: TracerProvider, close: () => Promis
     fastify.addHook('onResponse', (request, reply, done) => {
       annotate(request, reply)
       const span = request.serverSpan
-      // a connection closed without an answer (an injected reset or timeout, or the client gone): no status code
-      if (span !== null && span.isRecording() && !reply.raw.writableFinished) {
+      // a connection closed before any answer (an injected reset or timeout, or the client gone): no status code
+      if (span !== null && span.isRecording() && !reply.raw.headersSent) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection was closed without an answer' })
         span.end()
       }

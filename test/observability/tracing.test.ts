@@ -149,10 +149,13 @@ t.test('with OTEL_EXPORTER_OTLP_ENDPOINT, each request is a server span exported
   t.equal(write.traceId, '0af7651916cd43dd8448eb211c80319c')
   t.equal(write.attributes['sandbox.partner'], 'partner-a')
 
-  // load balancers' probes are not traced
+  // load balancers' probes and the journal's live tail (a request without an end) are not traced
   t.equal((await fetch(`${s.base}/health`)).status, 200)
+  const aborted = new AbortController()
+  t.equal((await fetch(`${s.base}/__sandbox/requests/stream`, { headers: { authorization: `Bearer ${s.token}` }, signal: aborted.signal })).status, 200)
+  aborted.abort()
   await stop(s)
-  t.same(receiver.spans.filter((x) => x.attributes['url.path'] === '/health'), [], 'no span for /health')
+  t.same(receiver.spans.filter((x) => x.attributes['url.path'] === '/health' || x.attributes['url.path'] === '/__sandbox/requests/stream'), [], 'no span for /health or the live tail')
   t.same(receiver.spans.filter((x) => x.name.startsWith('notFoundHandler') || x.name.startsWith('handler')), [], 'no span per handler or hook')
   t.equal(receiver.spans.filter((x) => x.name === 'sandbox.token.sign').length, 1, 'one signature for the one token')
   t.ok(receiver.contentTypes.every((c) => c === 'application/x-protobuf'), `http/protobuf by default (${[...new Set(receiver.contentTypes)].join(', ')})`)
