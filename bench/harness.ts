@@ -353,3 +353,19 @@ export function table (rows: string[][]): string {
     return j === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line
   }).join('\n')
 }
+
+/** W1 and W2 against two sandboxes that differ in one feature, on and off (bench/journal.ts, bench/tracing.ts). */
+export async function compareOnOff (on: Server, off: Server): Promise<{ w1: Record<'on' | 'off', Measured>, w2: Record<'on' | 'off', Measured> }> {
+  const w1 = await compare('W1', [
+    { key: 'on', server: on, options: () => w1Options(on) },
+    { key: 'off', server: off, options: () => w1Options(off) }
+  ])
+  const w2 = await compare('W2', [
+    { key: 'on', server: on, options: () => w2Options(on), before: () => reset(on) },
+    { key: 'off', server: off, options: () => w2Options(off), before: () => reset(off) }
+  ])
+  return { w1, w2 }
+}
+
+/** A change in percent with its sign: +3.8% or -5.8%. */
+export const signedPercent = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`

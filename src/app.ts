@@ -25,6 +25,8 @@ import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
 import { ConsoleSessions } from './store/console-sessions.js'
 import { MemoryJournals } from './store/journal.js'
+import { NO_SPANS } from './observe/spans.js'
+import type { Tracing } from './observe/tracing.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
 import { RedisLockouts, RedisWindowCounter } from './store/redis/counters.js'
@@ -87,21 +89,24 @@ export function serverOptions (config: Config, log: LogSink = logDestination()):
 /**
  * The whole sandbox as one Fastify plugin: data, identity provider, docs, and the API and control
  * routes behind the token checks. Register it with fastify-plugin on an instance made with serverOptions().
+ * With tracing (observe/tracing.ts), its plugin comes first: every request's span starts before any other step.
  */
-export default async function app (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
+export default async function app (fastify: FastifyInstance, opts: { config: Config, tracing?: Tracing }): Promise<void> {
   const { config } = opts
+  const spans = opts.tracing?.spans ?? NO_SPANS
   const publicUrl = config.publicUrl!
   // made first (an RSA key is generated off the main thread), so that it overlaps loading the data
   const keysGenerated = generatesSigningKey(config.signingKey, config.dataDir, config.signingKeys)
   const keys = loadSigningKeys(config.signingKey, config.dataDir, config.signingKeys)
   // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
   keys.catch(() => {})
+  if (opts.tracing !== undefined) await fastify.register(opts.tracing.plugin)
   await fastify.register(securityHeaders)
   // every answer that goes through reply.send (the API, the control API, the docs) is written at the end of
   // its event-loop turn, with the others of that turn; the identity provider writes its own
   await fastify.register(answerBatching)
   await fastify.register(operations, { maxEventLoopDelay: config.maxEventLoopDelay })
-  await fastify.register(store, { config })
+  await fastify.register(store, { config, spans })
   for (const schema of API_SCHEMAS) fastify.addSchema(schema)
   await fastify.register(errors, { reference: fastify.reference })
   await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
@@ -126,6 +131,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     shared,
     keys,
     keysGenerated,
+    spans,
     onProviderRequest: config.journalSize > 0 ? tapProviderAnswer : undefined,
     world: fastify.world,
     publicUrl,

@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from './config.js'
 import type { LogSink } from './app.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
-import { listenSandbox, stopSandbox } from './server.js'
+import { hostTracing, listenSandbox, stopSandbox } from './server.js'
 
 /*
  * The package's root export: a sandbox started inside the caller's process, for a test suite. A guest there:
@@ -67,7 +67,8 @@ export async function startSandbox (options: SandboxOptions = {}): Promise<Start
   const config = loadConfig({ ...GUEST_DEFAULTS, logLevel: log === false ? 'silent' : 'info', ...keys })
   const publicUrlOf = keys.publicUrl === undefined ? (port: number) => `http://${urlHost(config.host)}:${port}` : undefined
   if (publicUrlOf !== undefined) config.publicUrl = publicUrlOf(config.port)
-  const fastify = await listenSandbox(config, { log: log === false ? NOWHERE : log === true ? undefined : log, publicUrlOf })
+  // traces over the host's own tracer provider, when it registered one (docs/observability.md); no SDK of its own
+  const fastify = await listenSandbox(config, { log: log === false ? NOWHERE : log === true ? undefined : log, publicUrlOf, tracing: await hostTracing() })
   const url = config.publicUrl!
   let stopped: Promise<void> | undefined
   return {

@@ -22,6 +22,7 @@ import { LOGIN_PATH, REALM_PATH, ROUTES } from './realm.js'
 import tokenEndpoints from './token-endpoints.js'
 import { TokenRateLimit } from './token-rate-limit.js'
 import { TokenVerifier } from './verify.js'
+import type { Spans } from '../observe/spans.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -69,6 +70,8 @@ export interface AuthOptions {
    * from the configuration or the data dir are awaited, so that a bad one stops the start.
    */
   keysGenerated: boolean
+  /** An access token's signature is a span of its request's trace. */
+  spans?: Spans
   docsRedirectUri: string
   /** Called for each request the provider answers, before it does (the journal taps the answer). */
   onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
@@ -108,7 +111,8 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       tokenTtl: opts.tokenTtl,
       docsRedirectUri: opts.docsRedirectUri,
       storage: opts.shared?.storage,
-      lockout
+      lockout,
+      spans: opts.spans
     })
     oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))
     loaded = oidc

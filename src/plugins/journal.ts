@@ -10,6 +10,7 @@ import { pathOf } from '../path-patterns.js'
 import { REDACTED, SECRET_HEADERS, bodyText, headWithoutSecrets, type JournalStore, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
 import type { World } from '../store/world.js'
 import { loggableUrl } from './operations.js'
+import { traceIdOf } from '../observe/trace-context.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -116,7 +117,7 @@ const routeTemplate = (route: string | null): string | null => route === null ||
 
 /** What a reader of the journal sees of an entry: redacted here, for every way of reading it. */
 export function summaryOf (r: Recorded): JournalSummary {
-  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: pathOf(r.url), route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
+  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: pathOf(r.url), route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault, traceId: r.traceId ?? null }
 }
 
 export function entryOf (r: Recorded): JournalEntry {
@@ -227,6 +228,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       status,
       durationMs: duration,
       fault: fault === undefined ? null : String(fault),
+      traceId: traceIdOf(request),
       requestHead: headWithoutSecrets(request.raw.rawHeaders),
       requestBody: keep(body),
       responseHead: responseHead(reply),

@@ -21,6 +21,7 @@ import { connected, redisClient, watchdog, type RedisClient } from '../store/red
 import { RedisKeys } from '../store/redis/keys.js'
 import { defineScripts } from '../store/redis/scripts.js'
 import { RedisNamedSnapshots } from '../store/redis/snapshots.js'
+import type { Spans } from '../observe/spans.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -85,8 +86,8 @@ function redactedUrl (url: string): string {
  * The data: fixtures and scenarios checked against the API schemas (a file that could not be served
  * stops the start), then the partners from the data dir, or from the start scenario on a first start.
  */
-async function storePlugin (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
-  const { config } = opts
+async function storePlugin (fastify: FastifyInstance, opts: { config: Config, spans: Spans }): Promise<void> {
+  const { config, spans } = opts
   const validator = lazyValidator(API_SCHEMAS)
   // the files this build already checked skip the schema and rule checks (seed/verified.ts)
   const verified = loadVerified()
@@ -100,8 +101,8 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }
   const shared = config.redisUrl === undefined ? null : await connectShared(config, fastify.log)
-  const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message))
-  const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log)
+  const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message), spans)
+  const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log, spans)
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend)
   const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed }, prebuilt)
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))

@@ -5,6 +5,7 @@ import { PartnerFile, type FileState, type StoredSnapshot } from './partner-file
 import { applyOps, parseLog } from './partner-log.js'
 import { PARTNER_FILE_FORMAT, type AgentSnapshot, type PartnerSnapshot } from './records.js'
 import type { Persistence } from './world.js'
+import { NO_SPANS, SPAN, traced, type Spans } from '../observe/spans.js'
 
 /*
  * Durable store (SANDBOX_DATA_DIR): per partner a snapshot (a lowdb JSON file, <id>.json) and a change
@@ -115,8 +116,11 @@ export class FilePersistence implements Persistence {
   private readonly open = new Set<PartnerFile>()
   private readonly dir: string
 
-  /** `report`: what the operator must hear of (a failed background compaction); the store plugin logs it as an error. */
-  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}) {
+  /**
+   * `report`: what the operator must hear of (a failed background compaction); the store plugin logs it as an error.
+   * `spans`: a request's wait for its batch to be on disk is a span of its trace (observe/spans.ts).
+   */
+  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}, private readonly spans: Spans = NO_SPANS) {
     this.dir = join(dataDir, 'partners')
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
   }
@@ -179,7 +183,7 @@ export class FilePersistence implements Persistence {
   }
 
   commit (partner: Partner): Promise<void> {
-    return this.file(partner.id).commit(partner)
+    return traced(this.spans.span(SPAN.dataDirWrite, { 'sandbox.partner': partner.id }), this.file(partner.id).commit(partner))
   }
 
   async remove (partnerId: string): Promise<void> {

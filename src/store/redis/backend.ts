@@ -6,6 +6,7 @@ import type { Change, StateBackend, World } from '../world.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 import { PartnerReplica } from './replica.js'
+import { NO_SPANS, type Spans } from '../../observe/spans.js'
 
 /*
  * The partners' state shared by replicas through Redis (SANDBOX_REDIS_URL; design.md "Many replicas, one
@@ -36,7 +37,8 @@ export class RedisBackend implements StateBackend {
   constructor (
     readonly client: RedisClient,
     readonly keys: RedisKeys,
-    private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void }
+    private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void },
+    private readonly spans: Spans = NO_SPANS
   ) {}
 
   private replica (world: World, partnerId: string): PartnerReplica {
@@ -45,6 +47,7 @@ export class RedisBackend implements StateBackend {
       r = new PartnerReplica(partnerId, world, {
         client: this.client,
         keys: this.keys,
+        spans: this.spans,
         grown: (replica, logBytes, snapBytes) => this.grown(replica, logBytes, snapBytes),
         report: (message, err) => this.log.debug({ err }, message),
         gone: (replica) => { if (this.replicas.get(replica.partnerId) === replica) this.replicas.delete(replica.partnerId) }
