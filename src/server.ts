@@ -72,6 +72,8 @@ export async function start (config: Config, banner: (fastify: FastifyInstance) 
   process.once('SIGTERM', () => stop('SIGTERM'))
   process.once('SIGINT', () => stop('SIGINT'))
   await fastify.listen({ port: config.port, host: config.host })
+  // the management port (metrics): a port in use stops the start, naming the option
+  await fastify.management.start()
   servingHeap()
   boundOldGeneration()
   fastify.world.recordsDropped = releaseDroppedRecords()

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { SandboxError } from '../../errors.js'
 import type { Partner } from '../partner.js'
 import type { Guarantee, PartnerSnapshot } from '../records.js'
+import { NO_METRICS, type Metrics } from '../../observe/recorder.js'
 import type { Change, StateBackend, World } from '../world.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
@@ -36,8 +37,13 @@ export class RedisBackend implements StateBackend {
   constructor (
     readonly client: RedisClient,
     readonly keys: RedisKeys,
-    private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void }
+    private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void },
+    private readonly metrics: Metrics = NO_METRICS
   ) {}
+
+  partnersHeld (): number {
+    return this.replicas.size
+  }
 
   private replica (world: World, partnerId: string): PartnerReplica {
     let r = this.replicas.get(partnerId)
@@ -45,6 +51,7 @@ export class RedisBackend implements StateBackend {
       r = new PartnerReplica(partnerId, world, {
         client: this.client,
         keys: this.keys,
+        metrics: this.metrics,
         grown: (replica, logBytes, snapBytes) => this.grown(replica, logBytes, snapBytes),
         report: (message, err) => this.log.debug({ err }, message),
         gone: (replica) => { if (this.replicas.get(replica.partnerId) === replica) this.replicas.delete(replica.partnerId) }
