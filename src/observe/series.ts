@@ -67,14 +67,21 @@ export class CounterFamily extends BaseFamily {
   }
 }
 
-/** A gauge (or a counter kept elsewhere) read when scraped: `read` gives its samples then. */
+/**
+ * A gauge (or a counter kept elsewhere) read when scraped: `read` gives its samples then. One that cannot be read
+ * (the shared store is down) is left out of that scrape: the others, which tell of the outage, are served.
+ */
 export class ReadFamily extends BaseFamily {
   constructor (readonly type: MetricType, name: string, help: string, private readonly read: () => Sample[] | Promise<Sample[]>, override readonly aggregator: 'sum' | 'max' = 'sum') {
     super(name, help)
   }
 
-  protected samples (): Sample[] | Promise<Sample[]> {
-    return this.read()
+  protected async samples (): Promise<Sample[]> {
+    try {
+      return await this.read()
+    } catch {
+      return []
+    }
   }
 }
 
