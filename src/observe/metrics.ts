@@ -24,8 +24,9 @@ const MAX_NAMES = 64
 const COMMAND_NAME = /^[A-Za-z][A-Za-z0-9_]{0,39}$/
 export const APIS: readonly Api[] = ['bank', 'control', 'identity', 'console', 'docs', 'other']
 const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx']
-/** How long a partner counts as active after its last request. */
+/** How long a partner counts as active after its last request, and the spans its requests are noted in. */
 export const ACTIVE_MS = 5 * 60_000
+const SPAN_MS = 60_000
 
 /**
  * The kind of an injected fault, once per request, from its Sandbox-Fault-Applied value ("after, status=502;
@@ -50,6 +51,9 @@ export function faultSource (applied: string): typeof FAULT_SOURCES[number] | un
 /** The series of one route and method (plugin.ts keeps one per route): its cells by status and injected. */
 export class RouteSeries {
   private readonly cells = new Map<number, HistogramCell>()
+  // the cell of the last request: most requests of a route answer as the one before did
+  private lastKey = Number.NaN
+  private lastCell: HistogramCell | undefined
   readonly apiIndex: number
 
   constructor (private readonly family: HistogramFamily, readonly method: string, readonly route: string, readonly api: Api) {
@@ -58,11 +62,14 @@ export class RouteSeries {
 
   cell (status: number, injected: boolean): HistogramCell {
     const key = injected ? -1 - status : status
+    if (key === this.lastKey) return this.lastCell!
     let cell = this.cells.get(key)
     if (cell === undefined) {
       cell = this.family.cell({ method: this.method, route: this.route, status_code: String(status), api: this.api, injected: injected ? 'true' : 'false' })
       this.cells.set(key, cell)
     }
+    this.lastKey = key
+    this.lastCell = cell
     return cell
   }
 }
@@ -119,8 +126,18 @@ export class Recorder implements Metrics {
   private readonly commands = new Bounded(MAX_NAMES, (name) => COMMAND_NAME.test(name))
   private readonly codes = new Bounded(MAX_NAMES, (code) => COMMAND_NAME.test(code))
   private readonly perPartner = new Map<string, Float64Array>()
-  /** Partners and when their last request arrived (epoch ms), for sandbox_partners_active. */
-  private readonly lastSeen = new Map<string, number>()
+  /**
+   * sandbox_partners_active: the partners of requests noted in spans of about a minute (a span ends at the first
+   * scrape a minute after it began), the newest last. A request costs a Set lookup, none when its partner is the
+   * previous request's.
+   */
+  private readonly spans: Array<{ end: number, partners: Set<string> }> = []
+  private current = new Set<string>()
+  private currentFrom = Date.now()
+  private lastPartner: string | undefined
+  // the per-partner counts of the last partner asked for
+  private countsOf: string | undefined
+  private counts: Float64Array | undefined
   private readonly roundWait: HistogramCell
   private readonly dataDirBatch: HistogramCell
   private readonly lockout: CounterCell
@@ -175,7 +192,10 @@ export class Recorder implements Metrics {
     series.cell(status, applied !== undefined).observe(seconds)
     if (applied !== undefined) this.faultInjected(applied)
     if (partner === undefined) return
-    this.lastSeen.set(partner, Date.now())
+    if (partner !== this.lastPartner) {
+      this.current.add(partner)
+      this.lastPartner = partner
+    }
     if (this.opts.perPartner) this.partnerCounts(partner)[series.apiIndex * STATUS_CLASSES.length + Math.floor(status / 100)]++
   }
 
@@ -185,6 +205,7 @@ export class Recorder implements Metrics {
   }
 
   private partnerCounts (partner: string): Float64Array {
+    if (partner === this.countsOf) return this.counts!
     let counts = this.perPartner.get(partner)
     if (counts === undefined) {
       const own = this.perPartner.size < this.opts.partnersMax
@@ -192,13 +213,23 @@ export class Recorder implements Metrics {
       this.perPartner.set(own ? partner : '\u0000other', counts)
       if (!own) this.perPartner.set(partner, counts)
     }
+    this.countsOf = partner
+    this.counts = counts
     return counts
   }
 
   private activePartners (): number {
-    const since = Date.now() - ACTIVE_MS
-    for (const [partner, at] of this.lastSeen) if (at < since) this.lastSeen.delete(partner)
-    return this.lastSeen.size
+    const now = Date.now()
+    if (now - this.currentFrom >= SPAN_MS) {
+      this.spans.push({ end: now, partners: this.current })
+      this.current = new Set()
+      this.currentFrom = now
+      this.lastPartner = undefined
+    }
+    while (this.spans.length > 0 && this.spans[0].end < now - ACTIVE_MS) this.spans.shift()
+    const active = new Set(this.current)
+    for (const span of this.spans) for (const partner of span.partners) active.add(partner)
+    return active.size
   }
 
   /** The per-partner counters as samples (read when scraped). */
