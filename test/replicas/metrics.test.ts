@@ -65,6 +65,22 @@ t.test('two replicas: each serves its own metrics, and their sum is the whole sa
     t.same([total(samples, 'sandbox_partners', { registered: 'false' }), total(samples, 'sandbox_partners', { registered: 'true' })], [2, 0], `replica ${i + 1}: the sandbox's partners (the same on each: max(), not sum())`)
   }
 
+  await t.test('an advice code that appears is counted once, by the replica that commits it, whichever replicas saw the requests', async (t) => {
+    // partner-b: its advice is its own (partner-a's calls above made it no finding of this code yet)
+    const tok = await token(lb.base, 'partner-b')
+    for (let i = 0; i < 4; i++) t.equal((await call(lb.base, tok, 'GET', '/4.0/api/banks', undefined, '2001')).status, 200)
+    let codes: string[] = []
+    for (let i = 0; i < 100 && !codes.includes('DEPRECATED_VERSION'); i++) {
+      const advice = await call(replicas[i % 2].base, tok, 'GET', '/__sandbox/advice', undefined, '2001')
+      codes = (advice.json as { findings: Array<{ code: string }> }).findings.map((f) => f.code)
+      if (!codes.includes('DEPRECATED_VERSION')) await sleep(50)
+    }
+    t.ok(codes.includes('DEPRECATED_VERSION'), 'the finding is there')
+    for (const r of replicas) await call(r.base, tok, 'GET', '/__sandbox/advice', undefined, '2001')
+    const all = await scrapeAll(replicas)
+    t.equal(sum(all, 'sandbox_advice_findings_total', { code: 'DEPRECATED_VERSION' }) - sum(before, 'sandbox_advice_findings_total', { code: 'DEPRECATED_VERSION' }), 1, 'sum() over the replicas: once')
+  })
+
   await t.test('Redis down: sandbox_redis_up 0 and sandbox_ready 0 on every replica, errors counted; back when Redis is', async (t) => {
     await redis.stop()
     const until = async (check: (all: MetricSample[][]) => boolean): Promise<MetricSample[][]> => {
