@@ -69,6 +69,16 @@ async function query (prometheus: string, expr: string): Promise<unknown[]> {
   return body.data!.result
 }
 
+/** The query's result once it has one, asked again while it is empty (a busy machine scrapes and evaluates late); bounded. */
+async function eventually (prometheus: string, expr: string): Promise<unknown[]> {
+  let result = await query(prometheus, expr)
+  for (let i = 0; i < 60 && result.length === 0; i++) {
+    await sleep(500)
+    result = await query(prometheus, expr)
+  }
+  return result
+}
+
 const basic = (who: Credentials): string => `Basic ${Buffer.from(`${who.client}:${who.secret}`).toString('base64')}`
 
 /** One round of load on a sandbox: what every panel shows something of. */
@@ -114,14 +124,15 @@ t.test('every recording rule and every dashboard query returns data from a real 
   // a few more scrapes and rule evaluations after the last requests
   await sleep(3000)
 
-  const targets = await (await fetch(`${prometheus}/api/v1/targets`)).json() as { data: { activeTargets: Array<{ health: string, lastError: string, scrapeUrl: string }> } }
-  t.same(targets.data.activeTargets.map((x) => [x.health, x.lastError]), sandboxes.map(() => ['up', '']), 'every management port scraped without error (as OpenMetrics: Prometheus asks for it)')
+  // (a scrape may time out on a busy machine now and then: each target scraped and parsed is what matters)
+  const scraped = await eventually(prometheus, `max_over_time(up{job="${JOB}"}[5m]) == 1`)
+  t.equal(scraped.length, sandboxes.length, 'every management port scraped and parsed (as OpenMetrics: Prometheus asks for it)')
 
   const rules = ['recording-rules.yaml', 'alerts.yaml'].flatMap((f) => (parse(readFileSync(join(PROMETHEUS, f), 'utf8')) as { groups: Array<{ rules: Array<{ record?: string, alert?: string, expr: string }> }> }).groups.flatMap((g) => g.rules))
   const records = rules.filter((r) => r.record !== undefined).map((r) => r.record!)
   t.ok(records.length >= 10, `${records.length} recording rules`)
   for (const record of records) {
-    const result = await query(prometheus, record)
+    const result = await eventually(prometheus, record)
     t.ok(result.length > 0, `recording rule ${record}: ${JSON.stringify(result).slice(0, 200)}`)
   }
   // the alerts' expressions run against this data (whether one fires depends on how busy the machine is: promtool's
@@ -136,7 +147,7 @@ t.test('every recording rule and every dashboard query returns data from a real 
   for (const panel of dashboard.panels.filter((p) => p.type !== 'row')) {
     for (const target of panel.targets ?? []) {
       queries++
-      const result = await query(prometheus, grafana(target.expr))
+      const result = await eventually(prometheus, grafana(target.expr))
       t.ok(result.length > 0, `panel "${panel.title}": ${target.expr}`)
     }
   }

@@ -84,7 +84,7 @@ t.test('two replicas: each serves its own metrics, and their sum is the whole sa
   await t.test('Redis down: sandbox_redis_up 0 and sandbox_ready 0 on every replica, errors counted; back when Redis is', async (t) => {
     await redis.stop()
     const until = async (check: (all: MetricSample[][]) => boolean): Promise<MetricSample[][]> => {
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 300; i++) {
         const all = await scrapeAll(replicas)
         if (check(all)) return all
         await sleep(100)
