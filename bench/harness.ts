@@ -146,6 +146,8 @@ export function sandboxEnv (port: number, dataDir?: string, logLevel = LOG_LEVEL
   env.PORT = String(port)
   env.HOST = HOST
   env.PUBLIC_URL = `http://${HOST}:${port}`
+  // metrics on, as by default, on a free management port (several sandboxes side by side)
+  env.SANDBOX_MANAGEMENT_PORT = '0'
   if (logLevel !== undefined) env.LOG_LEVEL = logLevel
   if (dataDir !== undefined) env.SANDBOX_DATA_DIR = dataDir
   return env

@@ -21,6 +21,7 @@ import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import { PACKAGE_JSON } from './files.js'
+import observe from './observe/plugin.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
 import { ConsoleSessions } from './store/console-sessions.js'
@@ -100,7 +101,10 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   const keys = loadSigningKeys(config.signingKey, config.dataDir, config.signingKeys)
   // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
   keys.catch(() => {})
+  // first: every request's span starts before any other step
   if (opts.tracing !== undefined) await fastify.register(opts.tracing.plugin)
+  // then metrics: its request step goes on every route, and every room below counts into fastify.metrics
+  await fastify.register(observe, { config, version: SANDBOX_VERSION })
   await fastify.register(securityHeaders)
   // every answer that goes through reply.send (the API, the control API, the docs) is written at the end of
   // its event-loop turn, with the others of that turn; the identity provider writes its own
@@ -116,7 +120,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     : new RedisJournals(fastify.redis.bulk, fastify.redis.keys, config.journalSize, fastify.log)
   fastify.control.whenDeleted((partnerId) => journals.forget(partnerId))
   // the integration advisor judges each request as it is journaled (none while the journal is off)
-  const advisor = makeAdvisor(config, fastify.redis, fastify.log)
+  const advisor = makeAdvisor(config, fastify.redis, fastify.log, fastify.metrics)
   fastify.decorate('advisor', advisor)
   fastify.control.whenDeleted((partnerId) => advisor.store.forget(partnerId))
   fastify.control.whenReplaced(async (partnerId) => await advisor.store.clear(partnerId))
@@ -140,6 +144,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     lockoutSeconds: config.lockoutSeconds,
     tokenRateLimit: config.tokenRateLimit,
     faults: { rules: fastify.repos.sandboxState, holdMs: config.faultHold },
+    metrics: fastify.metrics,
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
@@ -149,7 +154,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
-    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter })
+    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter, metrics: fastify.metrics })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
     await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0 })
   })

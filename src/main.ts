@@ -53,6 +53,7 @@ function banner (config: Config, fastify: FastifyInstance): void {
     `  docs       ${url}/api/docs/apidocs`,
     `  console    ${url}/console`,
     `  discovery  ${url}/auth/realms/sandbox/.well-known/openid-configuration`,
+    ...(fastify.management.url === undefined ? [] : [`  metrics    ${fastify.management.url}/metrics (management port: /health, /ready)`]),
     `  scenario   ${config.scenario} (${storeOf(config)})`,
     ...partners.map((p) => `  client     ${p.id} / ${p.secret}  agents ${[...p.agents.keys()].join(', ')}${p.users.length > 0 ? `  users ${p.users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`)
   ]

@@ -67,10 +67,18 @@ export async function listenSandbox (config: Config, options: ListenOptions = {}
     const fastify = await buildServer(config, undefined, options)
     try {
       await fastify.listen({ port: config.port, host: config.host })
-      return fastify
     } catch (err) {
       await fastify.close()
       if (!pick || attempt >= PORT_TRIES || (err as { code?: string }).code !== 'EADDRINUSE') throw err
+      continue
+    }
+    try {
+      // the management port (metrics): a port in use stops the start, naming the option
+      await fastify.management.start()
+      return fastify
+    } catch (err) {
+      await fastify.close()
+      throw err
     }
   }
 }

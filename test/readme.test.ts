@@ -162,7 +162,9 @@ function expectation (command: string): Expected {
  * status to stderr (stdout stays the command's own) and a time limit (2 s for a live tail, which never ends).
  */
 async function runCurls (t: Test, page: string, commands: string[]): Promise<void> {
-  const { base } = await listen(t)
+  const { app, base } = await listen(t)
+  // the management port (metrics: docs/observability.md) is the page's http://localhost:9000
+  const management = (await app.management.start())!
   const dir = mkdtempSync(join(tmpdir(), 'readme-curl-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const readmeToken = curlCommands(README).find((c) => c.startsWith('TOKEN='))!
@@ -174,7 +176,7 @@ async function runCurls (t: Test, page: string, commands: string[]): Promise<voi
     'curl () { command curl --max-time "$CURL_MAX_TIME" -w \'%{stderr}@@status %{http_code}\\n\' "$@"; }',
     ...all.flatMap((c, i) => [
       `echo "@@begin ${i}" >&2`,
-      `${/ -sN /.test(c) ? 'CURL_MAX_TIME=2 ' : ''}${c.replaceAll('http://localhost:8080', base)}`,
+      `${/ -sN /.test(c) ? 'CURL_MAX_TIME=2 ' : ''}${c.replaceAll('http://localhost:8080', base).replaceAll('http://localhost:9000', management)}`,
       `echo "@@end ${i} $?" >&2`,
       ...(/^[A-Z_]+=/.test(c) ? [`echo "@@value ${i} \${${/^([A-Z_]+)=/.exec(c)![1]}:0:3}" >&2`] : [])
     ])
@@ -185,7 +187,7 @@ async function runCurls (t: Test, page: string, commands: string[]): Promise<voi
   all.forEach((command, i) => {
     const part = new RegExp(`@@begin ${i}\\n([\\s\\S]*?)@@end ${i} (\\d+)`).exec(stderr)
     const method = /-X (\w+)/.exec(command)?.[1] ?? (/ (-d|--data-binary) /.test(command) ? 'POST' : 'GET')
-    const name = `${page}, command ${i + 1 - preamble.length}: ${method} ${/localhost:8080([^\s"']*)/.exec(command)?.[1] ?? ''}`
+    const name = `${page}, command ${i + 1 - preamble.length}: ${method} ${/localhost:(?:8080|9000)([^\s"']*)/.exec(command)?.[1] ?? ''}`
     if (part === null) return t.fail(`${name}: did not run`, { stderr })
     const statuses = [...part[1].matchAll(/@@status (\d{3})/g)].map((m) => Number(m[1]))
     const expected = expectation(command)

@@ -25,7 +25,7 @@ export async function startSandbox (env: Record<string, string>, core?: number, 
   const cmd = core === undefined ? args : ['taskset', '-c', String(core), ...args]
   const child = spawn(cmd[0], cmd.slice(1), {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', SANDBOX_MANAGEMENT_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'ignore']
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))

@@ -9,6 +9,9 @@ import { readinessFold } from './readiness.js'
 import { digestOf } from './digest.js'
 import type { Fold } from '../store/advisor.js'
 import type { Observer } from './observer.js'
+import type { FoldStates, FoldWatch } from '../store/advisor.js'
+import type { AdviceState } from './advice.js'
+import type { Metrics } from '../observe/recorder.js'
 
 /*
  * The integration advisor, as app.ts wires it: the folds over each partner's requests, the store of their
@@ -45,9 +48,41 @@ function folds (thresholds: AdviceThresholds): Fold[] {
   return [adviceFold(thresholds) as Fold, readinessFold(thresholds) as Fold]
 }
 
-export function makeAdvisor (config: Config, redis: { client: RedisClient, keys: RedisKeys } | null, log: FastifyBaseLogger): Advisor {
+/** The advice codes a partner's states show (the advice fold's `seen`). */
+const seenCodes = (states: FoldStates | undefined): AdviceState['seen'] => (states?.advice as AdviceState | undefined)?.seen ?? {}
+
+/**
+ * sandbox_advice_findings_total: each advice code counted when it appears in a partner's findings. With the
+ * states before a fold (Redis) the codes new in it; else against the codes this process saw the partner have,
+ * compared by their number first (a loop over a few keys per request; a list only when it changed).
+ */
+function adviceFindings (metrics: Metrics): FoldWatch | undefined {
+  if (!metrics.on) return undefined
+  const known = new Map<string, Set<string>>()
+  return (partnerId, after, before) => {
+    const seen = seenCodes(after)
+    if (before !== undefined) {
+      const had = seenCodes(before)
+      for (const code in seen) if (!(code in had)) metrics.adviceFinding(code)
+      return
+    }
+    let count = 0
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars -- counted, not read
+    for (const _code in seen) count++
+    const codes = known.get(partnerId)
+    if (count === (codes?.size ?? 0)) return
+    // cleared (fewer codes): what it has now is known; more: the new ones are counted
+    const now = new Set(Object.keys(seen))
+    if (codes !== undefined && count > codes.size) for (const code of now) if (!codes.has(code)) metrics.adviceFinding(code)
+    if (codes === undefined) for (const code of now) metrics.adviceFinding(code)
+    known.set(partnerId, now)
+  }
+}
+
+export function makeAdvisor (config: Config, redis: { client: RedisClient, keys: RedisKeys } | null, log: FastifyBaseLogger, metrics?: Metrics): Advisor {
   const thresholds = thresholdsOf(config)
   const all = folds(thresholds)
-  const store = redis === null ? new MemoryAdvisorStore(all) : new RedisAdvisorStore(redis.client, redis.keys, all, log)
+  const watch = metrics === undefined ? undefined : adviceFindings(metrics)
+  const store = redis === null ? new MemoryAdvisorStore(all, watch) : new RedisAdvisorStore(redis.client, redis.keys, all, log, watch)
   return { store, thresholds, observer: (o) => store.add(o.partnerId, digestOf(o)) }
 }

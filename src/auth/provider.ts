@@ -12,6 +12,7 @@ import { browserSupport, logoutSource } from './browser-session.js'
 import { clientMetadata, clientOrigins as clientOriginsOf, ownerOf } from './clients.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
+import type { Metrics } from '../observe/recorder.js'
 import { keycloakTokenResponses } from './token-response.js'
 import { LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
 import { NO_SPANS, SPAN, traced, type Spans } from '../observe/spans.js'
@@ -28,6 +29,8 @@ export interface ProviderOptions {
   lockout: Lockout
   /** An access token made and signed is a span of its request's trace (observe/spans.ts). */
   spans?: Spans
+  /** Tokens issued and token errors, by grant. */
+  metrics: Metrics
 }
 
 export interface SandboxProvider {
@@ -281,7 +284,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   }
   storeErrorAnswers(provider)
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
-  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout, world)
+  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout, world, opts.metrics)
   browserSupport(provider, issuer, clientOrigins)
   return { provider, issuer, audience, userSubject, findUser, clientOrigins, close: adapter.close }
 }

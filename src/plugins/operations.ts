@@ -95,6 +95,13 @@ declare module 'fastify' {
   }
 }
 
+/** What GET /ready answers (here and on the management port): loaded, not stopping, and every check passing. */
+export async function isReady (readiness: FastifyInstance['readiness'] | undefined): Promise<boolean> {
+  if (readiness === undefined || !readiness.ready) return false
+  await Promise.all(readiness.before.map((load) => load()))
+  return readiness.ready && (await Promise.all(readiness.checks.map((check) => check()))).every(Boolean)
+}
+
 const Health = Type.Object({ status: Type.String() })
 const JSON_TYPE = 'application/json; charset=utf-8'
 const UP = JSON.stringify({ status: 'UP' })
@@ -173,9 +180,7 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     schema: { hide: true, response: { 200: Health, 503: Health } },
     config: { public: true }
   }, async (_request, reply) => {
-    if (readiness.ready) await Promise.all(readiness.before.map((load) => load()))
-    const up = readiness.ready && (await Promise.all(readiness.checks.map((check) => check()))).every(Boolean)
-    return up ? reply.type(JSON_TYPE).send(UP) : reply.code(503).type(JSON_TYPE).send(OUT_OF_SERVICE)
+    return await isReady(readiness) ? reply.type(JSON_TYPE).send(UP) : reply.code(503).type(JSON_TYPE).send(OUT_OF_SERVICE)
   })
 }
 

@@ -85,6 +85,12 @@ export interface AdvisorStore {
   forget: (partnerId: string) => void
 }
 
+/**
+ * Told of a partner's states after a fold or a clear (the metrics count the advice codes that appear): with the
+ * states before it where the store has them at hand (Redis, at a commit), else the watcher keeps what it saw.
+ */
+export type FoldWatch = (partnerId: string, after: FoldStates, before?: FoldStates) => void
+
 /** Starts the named folds (all when none are named) afresh in states. */
 export function restart (folds: readonly Fold[], states: FoldStates, names?: readonly string[]): void {
   for (const f of folds) if (names === undefined || names.includes(f.name)) states[f.name] = f.init()
@@ -93,12 +99,13 @@ export function restart (folds: readonly Fold[], states: FoldStates, names?: rea
 export class MemoryAdvisorStore implements AdvisorStore {
   private readonly states = new Map<string, FoldStates>()
 
-  constructor (private readonly folds: readonly Fold[]) {}
+  constructor (private readonly folds: readonly Fold[], private readonly watch?: FoldWatch) {}
 
   add (partnerId: string, digest: Digest): void {
     let states = this.states.get(partnerId)
     if (states === undefined) this.states.set(partnerId, states = initialStates(this.folds))
     foldInto(this.folds, states, digest)
+    this.watch?.(partnerId, states)
   }
 
   read (partnerId: string): FoldStates {
@@ -107,7 +114,9 @@ export class MemoryAdvisorStore implements AdvisorStore {
 
   clear (partnerId: string, names?: readonly string[]): void {
     const states = this.states.get(partnerId)
-    if (states !== undefined) restart(this.folds, states, names)
+    if (states === undefined) return
+    restart(this.folds, states, names)
+    this.watch?.(partnerId, states)
   }
 
   forget (partnerId: string): void {

@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Partner } from './partner.js'
+import { NO_METRICS, type Metrics } from '../observe/recorder.js'
 import { PartnerFile, type FileState, type StoredSnapshot } from './partner-file.js'
 import { applyOps, parseLog } from './partner-log.js'
 import { PARTNER_FILE_FORMAT, type AgentSnapshot, type PartnerSnapshot } from './records.js'
@@ -118,16 +119,17 @@ export class FilePersistence implements Persistence {
 
   /**
    * `report`: what the operator must hear of (a failed background compaction); the store plugin logs it as an error.
+   * `metrics`: each batch's commit is timed (sandbox_datadir_write_duration_seconds), each failed one counted.
    * `spans`: a request's wait for its batch to be on disk is a span of its trace (observe/spans.ts).
    */
-  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}, private readonly spans: Spans = NO_SPANS) {
+  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}, private readonly metrics: Metrics = NO_METRICS, private readonly spans: Spans = NO_SPANS) {
     this.dir = join(dataDir, 'partners')
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
   }
 
   private file (id: string, state: FileState = { generation: 0, logBytes: 0, snapshotBytes: 0, oldestLog: 0 }): PartnerFile {
     let f = this.files.get(id)
-    if (f === undefined) this.files.set(id, f = new PartnerFile(this.dir, id, state, this.compactBytes, (file) => this.opened(file), this.report))
+    if (f === undefined) this.files.set(id, f = new PartnerFile(this.dir, id, state, this.compactBytes, (file) => this.opened(file), this.report, this.metrics))
     return f
   }
 

@@ -78,6 +78,8 @@ export interface StateBackend {
   /** A partner and everything it has, gone for good. */
   removePartner: (world: World, partnerId: string) => Promise<void>
   close: () => Promise<void>
+  /** How many partners this process holds besides the shared store (replicas only; for the metrics). */
+  partnersHeld?: () => number
 }
 
 /**

@@ -162,6 +162,8 @@ export async function startReplica (t: Test, opts: ReplicaOptions): Promise<Repl
         SANDBOX_MAX_EVENT_LOOP_DELAY: '60000',
         // as behind any load balancer: serve on while its health checks (every 250 ms, two failures) see /ready fail
         SANDBOX_SHUTDOWN_DRAIN: '1500',
+        // the management port (metrics) on a free port; the banner says which
+        SANDBOX_MANAGEMENT_PORT: '0',
         ...opts.env
       },
       stdio: ['ignore', 'pipe', 'pipe']

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Result } from 'ioredis'
-import { foldInto, initialStates, restart, type AdvisorStore, type Digest, type Fold, type FoldStates } from '../advisor.js'
+import { foldInto, initialStates, restart, type AdvisorStore, type Digest, type Fold, type FoldStates, type FoldWatch } from '../advisor.js'
 import { OutageLog, TurnBatches, asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 
@@ -64,7 +64,8 @@ declare module 'ioredis' {
   }
 }
 
-interface Folded { version: string, states: FoldStates, folded: number }
+/** A fold of the stored states and the pending digests: `json` is the stored states it started from. */
+interface Folded { version: string, json: string, states: FoldStates, folded: number }
 
 export class RedisAdvisorStore implements AdvisorStore {
   private readonly folding = new Set<string>()
@@ -75,7 +76,8 @@ export class RedisAdvisorStore implements AdvisorStore {
     private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly folds: readonly Fold[],
-    log: Pick<FastifyBaseLogger, 'error' | 'info'>
+    log: Pick<FastifyBaseLogger, 'error' | 'info'>,
+    private readonly watch?: FoldWatch
   ) {
     this.outage = new OutageLog(log, 'the advisor cannot reach Redis: requests are not counted in its findings until it is back', 'the advisor reaches Redis again')
     client.defineCommand('sandboxAdvisorAdd', { numberOfKeys: 3, lua: ADD })
@@ -108,12 +110,15 @@ export class RedisAdvisorStore implements AdvisorStore {
     const [version, json, ...digests] = await this.client.sandboxAdvisorRead(this.keys.advisorState(partnerId), this.keys.advisorDigests(partnerId))
     const states = json === '' ? initialStates(this.folds) : JSON.parse(json) as FoldStates
     for (const d of digests) foldInto(this.folds, states, JSON.parse(d) as Digest)
-    return { version, states, folded: digests.length }
+    return { version, json, states, folded: digests.length }
   }
 
   private async commit (partnerId: string, f: Folded): Promise<boolean> {
     const k = this.keys
-    return await this.client.sandboxAdvisorCommit(k.advisorState(partnerId), k.advisorDigests(partnerId), k.head(partnerId), f.version, JSON.stringify(f.states), f.folded) === 1
+    const committed = await this.client.sandboxAdvisorCommit(k.advisorState(partnerId), k.advisorDigests(partnerId), k.head(partnerId), f.version, JSON.stringify(f.states), f.folded) === 1
+    // once per change, whichever replica commits it: what it changed from is what it read
+    if (committed && this.watch !== undefined) this.watch(partnerId, f.states, f.json === '' ? initialStates(this.folds) : JSON.parse(f.json) as FoldStates)
+    return committed
   }
 
   /** Folds, changes and commits, again while another replica commits first. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { SandboxError } from '../../errors.js'
 import type { Partner } from '../partner.js'
 import type { Guarantee, PartnerSnapshot } from '../records.js'
+import { NO_METRICS, type Metrics } from '../../observe/recorder.js'
 import type { Change, StateBackend, World } from '../world.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
@@ -38,8 +39,13 @@ export class RedisBackend implements StateBackend {
     readonly client: RedisClient,
     readonly keys: RedisKeys,
     private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void },
+    private readonly metrics: Metrics = NO_METRICS,
     private readonly spans: Spans = NO_SPANS
   ) {}
+
+  partnersHeld (): number {
+    return this.replicas.size
+  }
 
   private replica (world: World, partnerId: string): PartnerReplica {
     let r = this.replicas.get(partnerId)
@@ -47,6 +53,7 @@ export class RedisBackend implements StateBackend {
       r = new PartnerReplica(partnerId, world, {
         client: this.client,
         keys: this.keys,
+        metrics: this.metrics,
         spans: this.spans,
         grown: (replica, logBytes, snapBytes) => this.grown(replica, logBytes, snapBytes),
         report: (message, err) => this.log.debug({ err }, message),
