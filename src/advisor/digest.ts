@@ -31,17 +31,18 @@ function ruleOf (errorCode: string | null, body: string | null): string {
 }
 
 /**
- * The page a 2xx GET answered, from the answer's page info (spec 2.1: it follows the items, so it is looked for
- * in the last KiB; an answer the journal cut at 64 KiB has none here). The list is the URL without its page.
+ * The page a 2xx GET answered, from the answer's page info. The list envelope (spec 2.1, schemas/common.ts PageOf)
+ * is written page first, in its schema's order: the info is read at the answer's start, where an answer the journal
+ * cut at 64 KiB keeps it too. (It was looked for in the last KiB, which only answers under 1 KiB have: a walk of
+ * customers, of banks five at a time, never passed.) The list is the URL without its page.
  */
-const PAGE_TAIL = 1024
+const PAGE_INFO = /^\{"page":\{"page":(\d+)[^{}]*"last":(true|false)/
 
 function pageOf (method: string, status: number, url: string, answer: string | null): Digest['page'] {
   if (method !== 'GET' || status < 200 || status > 299 || answer === null) return null
-  // any other answer then costs a scan of its tail, not of its whole body
-  const at = answer.indexOf('"page":{"page":', Math.max(0, answer.length - PAGE_TAIL))
-  if (at < 0) return null
-  const info = /^"page":\{"page":(\d+)[^{}]*"last":(true|false)/.exec(answer.slice(at, at + 300))
+  // any other answer costs a look at its first characters, not a scan of its body
+  if (!answer.startsWith('{"page":{"page":')) return null
+  const info = PAGE_INFO.exec(answer.slice(0, 300))
   if (info === null) return null
   const [path, query = ''] = url.split('?')
   const params = new URLSearchParams(query)

@@ -10,8 +10,8 @@ import type { Recorded } from '../../src/store/journal.js'
  * the same request and different for another body.
  */
 
-function observation (requestBody: string | null, url = '/api/customers'): Observation {
-  const entry: Recorded = { id: 0, requestId: 'r1', at: 1_000_000, method: 'POST', url, route: '/api/customers', agentId: '1001', status: 201, durationMs: 1, fault: null, requestHead: [], requestBody, responseHead: '', responseBody: '{"customerId":"1"}' }
+function observation (requestBody: string | null, url = '/api/customers', method = 'POST', responseBody = '{"customerId":"1"}'): Observation {
+  const entry: Recorded = { id: 0, requestId: 'r1', at: 1_000_000, method, url, route: '/api/customers', agentId: '1001', status: 201, durationMs: 1, fault: null, requestHead: [], requestBody, responseHead: '', responseBody }
   return { partnerId: 'partner-a', entry, answeredAt: 1_000_001, token: null, refusedToken: null, create: true, succeeded: true, afterFault: false, retryAfterMs: null, deprecated: false, errorCode: null }
 }
 
@@ -25,4 +25,14 @@ t.test('the request key: equal for the same request, different for another body 
   t.not(digestOf(observation(body, '/api/accounts')).request, a.request, 'another URL')
   t.equal(digestOf(observation(null)).request, 'POST /api/customers', 'no body: method and URL')
   t.same(Object.keys(viaJson).sort(), ['afterFault', 'area', 'at', 'create', 'deprecated', 'end', 'method', 'operation', 'page', 'refusedToken', 'request', 'requestId', 'retryAfterMs', 'rule', 'status', 'succeeded', 'tokenExp', 'tokenId', 'tokenSubject'], 'every field of Digest, nothing private')
+})
+
+t.test("a page of a list is read from the answer's page info, first in the envelope, however long the page", async (t) => {
+  const info = '{"page":{"page":2,"pageSize":5,"numberOfElements":5,"totalElements":30,"totalPages":6,"first":false,"last":false},"sortResponses":[],"customers":'
+  const long = `${info}[${Array.from({ length: 40 }, (_, i) => `{"customerId":"${i}","name1":"${'X'.repeat(60)}"}`).join(',')}]}`
+  t.ok(long.length > 3000, 'an answer of some KiB')
+  t.same(digestOf(observation(null, '/api/customers?size=5&page=2&name=X', 'GET', long)).page, { list: '/api/customers?name=X&size=5', number: 2, last: false })
+  t.same(digestOf(observation(null, '/api/customers?page=5&size=5', 'GET', `${info.replace('"last":false', '"last":true')}[]}`)).page, { list: '/api/customers?size=5', number: 2, last: true })
+  t.equal(digestOf(observation(null, '/api/customers/1', 'GET', '{"customerId":"1","page":{"page":1,"last":true}}')).page, null, 'a record is no page')
+  t.equal(digestOf(observation(null, '/api/customers', 'POST', long)).page, null, 'nor is an answer to a POST')
 })
