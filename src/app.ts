@@ -25,6 +25,8 @@ import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
 import { ConsoleSessions } from './store/console-sessions.js'
 import { MemoryJournals } from './store/journal.js'
+import { MemoryActivity, type ActivityStore } from './store/activity.js'
+import { RedisActivity } from './store/redis/activity.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
 import { RedisLockouts, RedisWindowCounter } from './store/redis/counters.js'
@@ -36,6 +38,8 @@ import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 declare module 'fastify' {
   interface FastifyInstance {
     advisor: Advisor
+    /** Each partner's requests and 5xx over the last 24 hours, its latest request: the operator's overview. */
+    activity: ActivityStore
   }
 }
 
@@ -111,8 +115,13 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   fastify.decorate('advisor', advisor)
   fastify.control.whenDeleted((partnerId) => advisor.store.forget(partnerId))
   fastify.control.whenReplaced(async (partnerId) => await advisor.store.clear(partnerId))
+  // every partner's traffic, counted by the journal's step whether the journal is on or off (with replicas in
+  // Redis, on the journal's connection: its counts go in the pipeline of the journal's entries)
+  const activity: ActivityStore = fastify.redis === null ? new MemoryActivity() : new RedisActivity(fastify.redis.bulk, fastify.redis.keys, fastify.log)
+  fastify.decorate('activity', activity)
+  fastify.control.whenDeleted((partnerId) => activity.forget(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
-  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens, observers: [advisor.observer] })
+  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens, observers: [advisor.observer], activity })
   // with replicas, the identity provider's state and the limits' counters are Redis's, shared by all
   const redis = fastify.redis
   const shared = redis === null

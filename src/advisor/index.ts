@@ -7,7 +7,8 @@ import { RedisAdvisorStore } from '../store/redis/advisor.js'
 import { adviceFold, type AdviceThresholds } from './advice.js'
 import { readinessFold } from './readiness.js'
 import { digestOf } from './digest.js'
-import type { Fold } from '../store/advisor.js'
+import { summaryOf, type AdvisorSummary } from './summary.js'
+import type { Fold, FoldStates } from '../store/advisor.js'
 import type { Observer } from './observer.js'
 
 /*
@@ -27,6 +28,8 @@ export interface Advisor {
   thresholds: AdviceThresholds
   /** Feeds the store: given to the journal plugin, which calls it with every entry it files. */
   observer: Observer
+  /** Each named partner's finding codes and readiness counts (the operator's overview). */
+  summaries: (partnerIds: readonly string[]) => Promise<Map<string, AdvisorSummary>>
 }
 
 export function thresholdsOf (config: Config): AdviceThresholds {
@@ -48,6 +51,12 @@ function folds (thresholds: AdviceThresholds): Fold[] {
 export function makeAdvisor (config: Config, redis: { client: RedisClient, keys: RedisKeys } | null, log: FastifyBaseLogger): Advisor {
   const thresholds = thresholdsOf(config)
   const all = folds(thresholds)
-  const store = redis === null ? new MemoryAdvisorStore(all) : new RedisAdvisorStore(redis.client, redis.keys, all, log)
-  return { store, thresholds, observer: (o) => store.add(o.partnerId, digestOf(o)) }
+  const summarise = (states: FoldStates): AdvisorSummary => summaryOf(states, thresholds)
+  const store = redis === null ? new MemoryAdvisorStore(all, summarise) : new RedisAdvisorStore(redis.client, redis.keys, all, summarise, log)
+  return {
+    store,
+    thresholds,
+    observer: (o) => store.add(o.partnerId, digestOf(o)),
+    summaries: async (partnerIds) => await store.summaries(partnerIds) as Map<string, AdvisorSummary>
+  }
 }

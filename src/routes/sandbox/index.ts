@@ -53,5 +53,5 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   await fastify.register(tokens)
   await fastify.register(advice, { observing: opts.observing })
   await fastify.register(readiness, { observing: opts.observing })
-  await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl })
+  await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl, observing: opts.observing })
 }
