@@ -23,7 +23,8 @@ import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import { PACKAGE_JSON } from './files.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
-import { ConsoleSessions } from './store/console-sessions.js'
+import { ConsoleSessions, OPERATOR_COOKIE } from './store/console-sessions.js'
+import operatorConsole, { operatorSession } from './routes/operator-console.js'
 import { MemoryJournals } from './store/journal.js'
 import { MemoryActivity, type ActivityStore } from './store/activity.js'
 import { RedisActivity } from './store/redis/activity.js'
@@ -143,12 +144,15 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
   const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))
   await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl })
+  // the operator's console: sessions of its own (store, cookie, keys), which only the operator endpoints accept
+  const operatorSessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys, 'operator'), OPERATOR_COOKIE)
+  await fastify.register(operatorConsole, { sessions: operatorSessions, adminToken: config.adminToken, publicUrl })
   // the token-protected routes, in a scope of their own so that the hooks apply to them only
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0 })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0, operatorSession: operatorSession(operatorSessions, config.adminToken) })
   })
 }

@@ -1,12 +1,13 @@
 import t from 'tap'
 import { call } from '../calls.js'
-import { freePort, replicaSkip, startHaproxy, startRedis, startReplicas, token, type Replica } from './harness.js'
+import { freePort, replicaSkip, startHaproxy, startRedis, startReplica, startReplicas, token, type Replica } from './harness.js'
 
 /*
  * The operator's overview with two replicas behind HAProxy over one Redis (issue 45): a partner's traffic served
  * by both (injected 5xx, a deprecated call, a create refused while Redis is full: a 5xx of the sandbox's own)
  * makes one row, the same numbers read from either replica and through the load balancer; a partner registered
- * on one is listed by the other with its name; deleted on one, it is gone from both.
+ * on one is listed by the other with its name; deleted on one, it is gone from both. The operator console's
+ * session opened on one replica holds on the other, and ends where the operator token is another.
  */
 
 const skip = replicaSkip()
@@ -77,4 +78,13 @@ t.test("one row per partner, the same numbers from every replica, whichever serv
 
   t.equal((await fetch(`${r1.base}/__sandbox/admin/partners/acme-conveyancing`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } })).status, 204, 'deleted on replica 1')
   for (const r of replicas) t.equal(row(await overview(r.base), 'acme-conveyancing'), undefined, `gone from ${r.base}`)
+
+  const signedIn = await fetch(`${r1.base}/console/operator/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: ADMIN }) })
+  const cookie = String(signedIn.headers.get('set-cookie')).split(';')[0]
+  t.equal((await fetch(`${r2.base}/__sandbox/admin/overview`, { headers: { cookie } })).status, 200, 'an operator console session opened on replica 1 holds on replica 2')
+  t.equal((await fetch(`${r2.base}/__sandbox/state`, { headers: { cookie: cookie.replace('sandbox_operator', 'sandbox_console') } })).status, 401, "and is no partner console's session there")
+  // a replica deployed with a new operator token: sessions opened with the old one end
+  const rotated = await startReplica(t, { redisUrl: redis.url, publicUrl, env: { SANDBOX_ADMIN_TOKEN: 'operator-secret-rotated-0123' } })
+  t.equal((await fetch(`${rotated.base}/__sandbox/admin/overview`, { headers: { cookie } })).status, 401, 'a session of the old operator token is refused')
+  t.equal((await fetch(`${rotated.base}/__sandbox/admin/overview`, { headers: { authorization: 'Bearer operator-secret-rotated-0123' } })).status, 200, 'the new token works')
 })

@@ -13,15 +13,19 @@ export interface AdminOptions {
   adminToken?: string
   tokenUrl: string
   observing: boolean
+  /** Whether the request comes with an operator console session (routes/operator-console.ts) in place of the token. */
+  operatorSession?: (request: FastifyRequest) => Promise<boolean>
 }
 
-/** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time. */
+/** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time, or an operator console session. */
 export default async function adminControl (fastify: FastifyInstance, opts: AdminOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { control } = fastify
 
   fastify.addHook('onRequest', async (request: FastifyRequest) => {
     if (opts.adminToken === undefined) throw adminDisabled()
+    // (a partner's console session is no operator's: only the operator console's cookie is looked at)
+    if (opts.operatorSession !== undefined && await opts.operatorSession(request)) return
     const m = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
     if (m === null || !sameSecret(m[1], opts.adminToken)) {
       throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Operator endpoints need Authorization: Bearer <SANDBOX_ADMIN_TOKEN>', [], { 'www-authenticate': 'Bearer realm="sandbox-admin"' })

@@ -49,6 +49,8 @@ export class RedisKeys {
 
   /** A console session (expires with it). */
   consoleSession (id: string): string { return `${this.prefix}:console:${id}` }
+  /** An operator's console session (expires with it): never read as a partner's. */
+  operatorSession (id: string): string { return `${this.prefix}:operator-console:${id}` }
 
   /** A counter of a client address (token requests without a verified client, rate limits without a token). */
   addressCounter (address: string, name: string): string { return `${this.prefix}:{address:${address}}:count:${name}` }
