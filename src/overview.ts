@@ -34,10 +34,13 @@ type Compare = (a: PartnerOverview, b: PartnerOverview) => number
 const byNumber = (key: (p: PartnerOverview) => number): Compare => (a, b) => key(a) - key(b)
 const byText = (key: (p: PartnerOverview) => string): Compare => (a, b) => key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0
 
+// made once: localeCompare with options makes a collator at every call (a sort of 5,000 names took 300 ms)
+const NAMES = new Intl.Collator('en', { sensitivity: 'base' })
+
 /** Each sort property's ascending order. */
 const ORDERS: Record<OverviewSort, Compare> = {
   clientId: byText((p) => p.clientId),
-  name: (a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }),
+  name: (a, b) => NAMES.compare(a.name, b.name),
   registered: byNumber((p) => Number(p.registered)),
   // (ISO times of one format compare as text; never is the oldest)
   lastRequestAt: byText((p) => p.lastRequestAt ?? ''),

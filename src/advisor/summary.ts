@@ -1,7 +1,7 @@
 import type { AdviceCode } from '../schemas/advice.js'
 import type { FoldStates } from '../store/advisor.js'
 import { findingsOf, type AdviceState, type AdviceThresholds } from './advice.js'
-import { checklistOf, initialReadiness, type ReadinessState } from './readiness.js'
+import { initialReadiness, readinessCounts, type ReadinessState } from './readiness.js'
 
 /*
  * What the operator's overview shows of a partner's advice and readiness (GET /__sandbox/admin/overview): the
@@ -18,6 +18,6 @@ export interface AdvisorSummary {
 
 export function summaryOf (states: FoldStates, t: AdviceThresholds): AdvisorSummary {
   const advice = states.advice as AdviceState | undefined
-  const { passed, failed, notTried } = checklistOf((states.readiness as ReadinessState | undefined) ?? initialReadiness())
-  return { findings: advice === undefined ? [] : findingsOf(advice, t).map((f) => f.code), readiness: { passed, failed, notTried } }
+  const readiness = readinessCounts((states.readiness as ReadinessState | undefined) ?? initialReadiness())
+  return { findings: advice === undefined ? [] : findingsOf(advice, t).map((f) => f.code), readiness }
 }

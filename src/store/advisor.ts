@@ -124,6 +124,13 @@ export class MemoryAdvisorStore implements AdvisorStore {
   }
 
   summaries (partnerIds: readonly string[]): Map<string, unknown> {
-    return new Map(partnerIds.map((id) => [id, this.summarise(this.read(id))]))
+    // (most partners of a large sandbox have sent nothing since a reset: one summary of the initial states for all of them)
+    let none: unknown
+    return new Map(partnerIds.map((id) => {
+      const states = this.states.get(id)
+      if (states !== undefined) return [id, this.summarise(states)]
+      none ??= this.summarise(initialStates(this.folds))
+      return [id, none]
+    }))
   }
 }

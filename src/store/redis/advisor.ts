@@ -175,10 +175,11 @@ export class RedisAdvisorStore implements AdvisorStore {
     try {
       const kept = await Promise.all(partnerIds.map(async (id) => await this.client.sandboxAdvisorSummary(k.advisorState(id), k.advisorDigests(id))))
       const out = new Map<string, unknown>()
+      let none: unknown
       await Promise.all(partnerIds.map(async (id, i) => {
         const [summary, hasState, pending] = kept[i]
         if (pending === 0 && summary !== '') out.set(id, JSON.parse(summary))
-        else if (pending === 0 && hasState === 0) out.set(id, this.summarise(initialStates(this.folds)))
+        else if (pending === 0 && hasState === 0) out.set(id, none ??= this.summarise(initialStates(this.folds)))
         else out.set(id, this.summarise(await this.read(id)))
       }))
       return out
