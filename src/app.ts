@@ -24,10 +24,13 @@ import { PACKAGE_JSON } from './files.js'
 import observe from './observe/plugin.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
-import { ConsoleSessions } from './store/console-sessions.js'
+import { ConsoleSessions, OPERATOR_COOKIE } from './store/console-sessions.js'
+import operatorConsole, { operatorSession } from './routes/operator-console.js'
 import { MemoryJournals } from './store/journal.js'
 import { NO_SPANS } from './observe/spans.js'
 import type { Tracing } from './observe/tracing.js'
+import { MemoryActivity, type ActivityStore } from './store/activity.js'
+import { RedisActivity } from './store/redis/activity.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
 import { RedisLockouts, RedisWindowCounter } from './store/redis/counters.js'
@@ -39,6 +42,8 @@ import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 declare module 'fastify' {
   interface FastifyInstance {
     advisor: Advisor
+    /** Each partner's requests and 5xx over the last 24 hours, its latest request: the operator's overview. */
+    activity: ActivityStore
   }
 }
 
@@ -124,8 +129,13 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   fastify.decorate('advisor', advisor)
   fastify.control.whenDeleted((partnerId) => advisor.store.forget(partnerId))
   fastify.control.whenReplaced(async (partnerId) => await advisor.store.clear(partnerId))
+  // every partner's traffic, counted by the journal's step whether the journal is on or off (with replicas in
+  // Redis, on the journal's connection: its counts go in the pipeline of the journal's entries)
+  const activity: ActivityStore = fastify.redis === null ? new MemoryActivity() : new RedisActivity(fastify.redis.bulk, fastify.redis.keys, fastify.log)
+  fastify.decorate('activity', activity)
+  fastify.control.whenDeleted((partnerId) => activity.forget(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
-  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens, observers: [advisor.observer] })
+  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens, observers: [advisor.observer], activity })
   // with replicas, the identity provider's state and the limits' counters are Redis's, shared by all
   const redis = fastify.redis
   const shared = redis === null
@@ -150,12 +160,15 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
   const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))
   await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl })
+  // the operator's console: sessions of its own (store, cookie, keys), which only the operator endpoints accept
+  const operatorSessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys, 'operator'), OPERATOR_COOKIE)
+  await fastify.register(operatorConsole, { sessions: operatorSessions, adminToken: config.adminToken, publicUrl })
   // the token-protected routes, in a scope of their own so that the hooks apply to them only
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter, metrics: fastify.metrics })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0 })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0, operatorSession: operatorSession(operatorSessions, config.adminToken) })
   })
 }

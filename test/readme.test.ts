@@ -158,11 +158,13 @@ function expectation (command: string): Expected {
 /**
  * Runs a page's curl commands in order in one bash (so $TOKEN carries over), against a sandbox of its own on a
  * free port: http://localhost:8080 in the commands becomes its URL, and a page that uses $TOKEN without getting
- * one first starts with the README's token command. Each command is curl as installed, with -w writing the
+ * one first starts with the README's token command. The operator's commands find the sandbox's operator token in
+ * $SANDBOX_ADMIN_TOKEN, as on the operator's own machine. Each command is curl as installed, with -w writing the
  * status to stderr (stdout stays the command's own) and a time limit (2 s for a live tail, which never ends).
  */
 async function runCurls (t: Test, page: string, commands: string[]): Promise<void> {
-  const { app, base } = await listen(t)
+  const adminToken = 'readme-operator-token-0123456789'
+  const { app, base } = await listen(t, { adminToken })
   // the management port (metrics: docs/observability.md) is the page's http://localhost:9000
   const management = (await app.management.start())!
   const dir = mkdtempSync(join(tmpdir(), 'readme-curl-'))
@@ -173,6 +175,7 @@ async function runCurls (t: Test, page: string, commands: string[]): Promise<voi
   const script = [
     'set -o pipefail',
     'CURL_MAX_TIME=30',
+    `SANDBOX_ADMIN_TOKEN=${adminToken}`,
     'curl () { command curl --max-time "$CURL_MAX_TIME" -w \'%{stderr}@@status %{http_code}\\n\' "$@"; }',
     ...all.flatMap((c, i) => [
       `echo "@@begin ${i}" >&2`,

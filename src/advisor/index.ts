@@ -1,15 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
-import { MemoryAdvisorStore, type AdvisorStore } from '../store/advisor.js'
+import { MemoryAdvisorStore, type AdvisorStore, type Fold, type FoldStates, type FoldWatch } from '../store/advisor.js'
 import type { RedisKeys } from '../store/redis/keys.js'
 import type { RedisClient } from '../store/redis/connection.js'
 import { RedisAdvisorStore } from '../store/redis/advisor.js'
 import { adviceFold, type AdviceThresholds } from './advice.js'
 import { readinessFold } from './readiness.js'
 import { digestOf } from './digest.js'
-import type { Fold } from '../store/advisor.js'
+import { summaryOf, type AdvisorSummary } from './summary.js'
 import type { Observer } from './observer.js'
-import type { FoldStates, FoldWatch } from '../store/advisor.js'
 import type { AdviceState } from './advice.js'
 import type { Metrics } from '../observe/recorder.js'
 
@@ -30,6 +29,8 @@ export interface Advisor {
   thresholds: AdviceThresholds
   /** Feeds the store: given to the journal plugin, which calls it with every entry it files. */
   observer: Observer
+  /** Each named partner's finding codes and readiness counts (the operator's overview). */
+  summaries: (partnerIds: readonly string[]) => Promise<Map<string, AdvisorSummary>>
 }
 
 export function thresholdsOf (config: Config): AdviceThresholds {
@@ -83,6 +84,12 @@ export function makeAdvisor (config: Config, redis: { client: RedisClient, keys:
   const thresholds = thresholdsOf(config)
   const all = folds(thresholds)
   const watch = metrics === undefined ? undefined : adviceFindings(metrics)
-  const store = redis === null ? new MemoryAdvisorStore(all, watch) : new RedisAdvisorStore(redis.client, redis.keys, all, log, watch)
-  return { store, thresholds, observer: (o) => store.add(o.partnerId, digestOf(o)) }
+  const summarise = (states: FoldStates): AdvisorSummary => summaryOf(states, thresholds)
+  const store = redis === null ? new MemoryAdvisorStore(all, summarise, watch) : new RedisAdvisorStore(redis.client, redis.keys, all, summarise, log, watch)
+  return {
+    store,
+    thresholds,
+    observer: (o) => store.add(o.partnerId, digestOf(o)),
+    summaries: async (partnerIds) => await store.summaries(partnerIds) as Map<string, AdvisorSummary>
+  }
 }
