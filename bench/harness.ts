@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { freePort } from '../test/ports.js'
+import { LAUNCH_FLAGS } from '../src/heap.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const RESULTS = join(ROOT, 'bench', 'results')
@@ -158,7 +159,8 @@ export async function startSandbox (name: string, dataDir?: string, logLevel?: s
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
   const env = { ...sandboxEnv(port, dataDir, logLevel), ...extra }
   if (scenario !== undefined) env.SANDBOX_SCENARIO = scenario
-  return await Server.start(name, [...prof, 'dist/cli.js'], env, port)
+  // launched as npm start, the bin and the image launch it (src/heap.ts LAUNCH_FLAGS)
+  return await Server.start(name, [...prof, ...LAUNCH_FLAGS, 'dist/cli.js'], env, port)
 }
 
 /** Bare Fastify (bench/baseline.ts); with answerBatching, plus the sandbox's answer batching. */

@@ -24,8 +24,9 @@ let processRegistry: Promise<Registry> | undefined
 /**
  * Node's process metrics (CPU, memory, heap, GC, event-loop lag, handles), once per process: they describe the
  * process, which every sandbox in it shares, and prom-client's collectors cannot be stopped (an event-loop
- * monitor and a GC observer per registry would pile up with every sandbox a process starts and stops). Made when
- * the first management port opens, so that what they measure starts then.
+ * monitor and a GC observer per registry would pile up with every sandbox a process starts and stops). Made at the
+ * first scrape, so that what they measure (GC pauses, event-loop lag) is counted from then on; the CPU and memory
+ * figures are the process's whole life's.
  */
 export async function processMetrics (): Promise<Registry> {
   return await (processRegistry ??= load().then((prom) => {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { errorBody } from '../errors.js'
 import { pathOf } from '../path-patterns.js'
-import { exposition, processMetrics, wantsOpenMetrics } from './exposition.js'
+import { exposition, wantsOpenMetrics } from './exposition.js'
 import type { Family } from './series.js'
 
 /*
@@ -60,8 +60,8 @@ export class ManagementServer {
 
   /** Listens; a port in use (or refused) fails with a message naming the option. Resolves with the port. */
   async listen (): Promise<number> {
-    // Node's process metrics start measuring now: the port that serves them is open
-    await processMetrics()
+    // Node's process metrics (prom-client) are loaded by the first scrape, not here: loading them right after the
+    // main port opened held up the first requests of every start
     const server = createServer((req, res) => {
       answer(req, res, this.opts).catch((err: unknown) => {
         this.opts.failed(err)

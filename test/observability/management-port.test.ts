@@ -53,7 +53,7 @@ t.test('a management port in use stops the start, naming the option', async (t) 
   t.match(err?.message, /exited \(1\)/, 'with exit code 1')
 })
 
-t.test('off: no management port, no metrics line, and prom-client is never loaded', async (t) => {
+t.test('off: no management port, no metrics line, and prom-client is never loaded; on, it is loaded by the first scrape', async (t) => {
   ensureBuilt()
   const dist = `${pathToFileURL(join(ROOT, 'dist')).href}/`
   // the chunk of the bundle that holds prom-client (scripts/bundle.mjs: loaded at its first use)
@@ -68,7 +68,10 @@ t.test('off: no management port, no metrics line, and prom-client is never loade
   t.equal(res.status, 401, 'serving')
   t.notOk(loaded(off.stderr()).includes(promChunks[0]), 'prom-client not loaded')
 
-  const on = await startCli({ LOG_LEVEL: 'warn', NODE_OPTIONS: `--import=${REPORT_LOADS}` })
+  const on = await startCli({ LOG_LEVEL: 'warn', SANDBOX_MANAGEMENT_PORT: '0', NODE_OPTIONS: `--import=${REPORT_LOADS}` })
   t.teardown(async () => await kill(on.child))
-  t.ok(loaded(on.stderr()).includes(promChunks[0]), 'with metrics on it is loaded once the management port opens (the check is not blind)')
+  t.notOk(loaded(on.stderr()).includes(promChunks[0]), 'with metrics on, a start does not load it either (it would hold up the first requests)')
+  const management = /^ {2}metrics +(http:\/\/\S+)\/metrics/m.exec(on.stderr())![1]
+  t.equal((await fetch(`${management}/metrics`)).status, 200, 'the first scrape')
+  t.ok(loaded(on.stderr()).includes(promChunks[0]), 'loads it (the check is not blind)')
 })
