@@ -36,6 +36,8 @@ RUN mkdir -p /data /app/.node-compile-cache && chown node:node /data /app/.node-
 USER node
 VOLUME /data
 EXPOSE 8080
+# the management port (SANDBOX_MANAGEMENT_PORT): /metrics, /health and /ready for Prometheus; not for partners
+EXPOSE 9000
 # slim images have no curl: node itself asks /health
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

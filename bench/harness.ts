@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { freePort } from '../test/ports.js'
+import { LAUNCH_FLAGS } from '../src/heap.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const RESULTS = join(ROOT, 'bench', 'results')
@@ -146,6 +147,8 @@ export function sandboxEnv (port: number, dataDir?: string, logLevel = LOG_LEVEL
   env.PORT = String(port)
   env.HOST = HOST
   env.PUBLIC_URL = `http://${HOST}:${port}`
+  // metrics on, as by default, on a free management port (several sandboxes side by side)
+  env.SANDBOX_MANAGEMENT_PORT = '0'
   if (logLevel !== undefined) env.LOG_LEVEL = logLevel
   if (dataDir !== undefined) env.SANDBOX_DATA_DIR = dataDir
   return env
@@ -156,7 +159,8 @@ export async function startSandbox (name: string, dataDir?: string, logLevel?: s
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
   const env = { ...sandboxEnv(port, dataDir, logLevel), ...extra }
   if (scenario !== undefined) env.SANDBOX_SCENARIO = scenario
-  return await Server.start(name, [...prof, 'dist/cli.js'], env, port)
+  // launched as npm start, the bin and the image launch it (src/heap.ts LAUNCH_FLAGS)
+  return await Server.start(name, [...prof, ...LAUNCH_FLAGS, 'dist/cli.js'], env, port)
 }
 
 /** Bare Fastify (bench/baseline.ts); with answerBatching, plus the sandbox's answer batching. */
@@ -353,3 +357,19 @@ export function table (rows: string[][]): string {
     return j === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line
   }).join('\n')
 }
+
+/** W1 and W2 against two sandboxes that differ in one feature, on and off (bench/journal.ts, bench/tracing.ts). */
+export async function compareOnOff (on: Server, off: Server): Promise<{ w1: Record<'on' | 'off', Measured>, w2: Record<'on' | 'off', Measured> }> {
+  const w1 = await compare('W1', [
+    { key: 'on', server: on, options: () => w1Options(on) },
+    { key: 'off', server: off, options: () => w1Options(off) }
+  ])
+  const w2 = await compare('W2', [
+    { key: 'on', server: on, options: () => w2Options(on), before: () => reset(on) },
+    { key: 'off', server: off, options: () => w2Options(off), before: () => reset(off) }
+  ])
+  return { w1, w2 }
+}
+
+/** A change in percent with its sign: +3.8% or -5.8%. */
+export const signedPercent = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { ADMIN_TOKEN, CONNECTIONS, DURATION, MESSAGE, RESULTS, admin, clientToken, compare, positive, reset, say, startSandbox, w1Options, w2Options, type Measured, type Server } from './harness.js'
+import { ADMIN_TOKEN, CONNECTIONS, DURATION, MESSAGE, RESULTS, admin, clientToken, compareOnOff, positive, say, signedPercent, startSandbox, type Measured, type Server } from './harness.js'
 
 const PARTNERS = positive('BENCH_JOURNAL_PARTNERS', 100)
 const SIZE = positive('BENCH_JOURNAL_SIZE', 200)
@@ -33,9 +33,6 @@ async function fillJournals (s: Server): Promise<void> {
   }
 }
 
-/** A change in percent with its sign: +3.8% or -5.8%. */
-const signedPercent = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`
-
 const row = (label: string, m: Record<string, Measured>): string[][] => [
   [`${label}, journal on / off`, `${m.on.rps.toFixed(0)} / ${m.off.rps.toFixed(0)} req/s`, `${(100 * m.on.rps / m.off.rps).toFixed(1)}% (target >= ${TARGET * 100}%)`],
   [`${label} CPU per request, journal on / off`, `${m.on.cpuUsPerRequest.toFixed(0)} / ${m.off.cpuUsPerRequest.toFixed(0)} µs`, signedPercent(100 * (m.on.cpuUsPerRequest / m.off.cpuUsPerRequest - 1))]
@@ -45,14 +42,7 @@ const extra = { SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN }
 const on = await startSandbox('journal-on', undefined, undefined, undefined, { ...extra, SANDBOX_JOURNAL_SIZE: String(SIZE) })
 const off = await startSandbox('journal-off', undefined, undefined, undefined, { ...extra, SANDBOX_JOURNAL_SIZE: '0' })
 try {
-  const w1 = await compare('W1', [
-    { key: 'on', server: on, options: () => w1Options(on) },
-    { key: 'off', server: off, options: () => w1Options(off) }
-  ])
-  const w2 = await compare('W2', [
-    { key: 'on', server: on, options: () => w2Options(on), before: () => reset(on) },
-    { key: 'off', server: off, options: () => w2Options(off), before: () => reset(off) }
-  ])
+  const { w1, w2 } = await compareOnOff(on, off)
   await off.stop()
   const idle = on.rssMb()
   await fillJournals(on)

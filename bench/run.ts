@@ -21,6 +21,7 @@ import { largePartnerCreates } from './durable.js'
 import { manyPartners } from './partners.js'
 import { coldStarts } from './startup.js'
 import { AGENT_ID, CLIENT, CONNECTIONS, CPU_PROF, CUSTOMER_ID, DURATION, LOG_LEVEL, RESULTS, REWARM, ROUNDS, TOKEN_PATH, W1_PATH, W2_PATH, WARMUP, compare, fmt, once, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, apiHeaders, clientToken, type Measured, type Server } from './harness.js'
+import { LAUNCH_FLAGS } from '../src/heap.js'
 
 const TOKEN_CONNECTIONS = 10
 const TOKEN_DURATION = 5
@@ -230,7 +231,7 @@ async function main (): Promise<void> {
     lines.push('Banking Agent Sandbox benchmark')
     lines.push(`  ${started.toISOString()}, Node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'CPU'}`)
     lines.push(`  load average before ${load0.map((x) => x.toFixed(2)).join(' ')}, after ${load1.map((x) => x.toFixed(2)).join(' ')} (other work on the machine makes the figures noisy)`)
-    lines.push(`  sandbox: node dist/cli.js, scenario default, LOG_LEVEL ${logLevel}${CPU_PROF ? ', with --cpu-prof' : ''}`)
+    lines.push(`  sandbox: node ${LAUNCH_FLAGS.join(' ')} dist/cli.js (as npm start), scenario default, LOG_LEVEL ${logLevel}${CPU_PROF ? ', with --cpu-prof' : ''}`)
     lines.push('  baseline: bare Fastify (no logger, no schemas, no token check) sent the same request bytes (token included, issued by a reference sandbox that is not measured)')
     lines.push(`  autocannon in this process, ${CONNECTIONS} connections, ${WARMUP} s warm-up, then ${ROUNDS} rounds of ${DURATION / ROUNDS} s per contender (order rotated each round, each after ${REWARM} s of unmeasured load); loopback only`)
     lines.push('  W2 rounds of a sandbox start from the default data (POST /__sandbox/reset before each)')

@@ -231,7 +231,7 @@ document.addEventListener('alpine:init', () => {
     shown () {
       const f = this.filter.trim().toLowerCase()
       return this.requests.filter((r) => (this.methodFilter === '' || r.method === this.methodFilter) &&
-        (f === '' || r.url.toLowerCase().includes(f) || String(r.status) === f || r.requestId.toLowerCase().includes(f)))
+        (f === '' || r.url.toLowerCase().includes(f) || String(r.status) === f || r.requestId.toLowerCase().includes(f) || r.traceId === f))
     },
 
     async open (id) {

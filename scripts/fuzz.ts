@@ -17,7 +17,7 @@ if (![seed, requests, raw].every((n) => Number.isInteger(n) && n >= 0)) {
   process.exit(2)
 }
 
-const app = await buildServer(loadConfig({ logLevel: 'silent', host: '127.0.0.1', adminToken: ADMIN, maxEventLoopDelay: 60_000, publicUrl: 'http://127.0.0.1' }))
+const app = await buildServer(loadConfig({ logLevel: 'silent', host: '127.0.0.1', adminToken: ADMIN, maxEventLoopDelay: 60_000, publicUrl: 'http://127.0.0.1', managementPort: 0 }))
 await app.listen({ port: 0, host: '127.0.0.1' })
 const port = (app.server.address() as { port: number }).port
 const token = await app.inject({

@@ -21,10 +21,16 @@ import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import { PACKAGE_JSON } from './files.js'
+import observe from './observe/plugin.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
-import { ConsoleSessions } from './store/console-sessions.js'
+import { ConsoleSessions, OPERATOR_COOKIE } from './store/console-sessions.js'
+import operatorConsole, { operatorSession } from './routes/operator-console.js'
 import { MemoryJournals } from './store/journal.js'
+import { NO_SPANS } from './observe/spans.js'
+import type { Tracing } from './observe/tracing.js'
+import { MemoryActivity, type ActivityStore } from './store/activity.js'
+import { RedisActivity } from './store/redis/activity.js'
 import sandbox from './routes/sandbox/index.js'
 import { RedisConsoleSessions } from './store/redis/console-sessions.js'
 import { RedisLockouts, RedisWindowCounter } from './store/redis/counters.js'
@@ -36,6 +42,8 @@ import { AJV_OPTIONS, AJV_PLUGINS } from './schemas/validation.js'
 declare module 'fastify' {
   interface FastifyInstance {
     advisor: Advisor
+    /** Each partner's requests and 5xx over the last 24 hours, its latest request: the operator's overview. */
+    activity: ActivityStore
   }
 }
 
@@ -87,21 +95,27 @@ export function serverOptions (config: Config, log: LogSink = logDestination()):
 /**
  * The whole sandbox as one Fastify plugin: data, identity provider, docs, and the API and control
  * routes behind the token checks. Register it with fastify-plugin on an instance made with serverOptions().
+ * With tracing (observe/tracing.ts), its plugin comes first: every request's span starts before any other step.
  */
-export default async function app (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
+export default async function app (fastify: FastifyInstance, opts: { config: Config, tracing?: Tracing }): Promise<void> {
   const { config } = opts
+  const spans = opts.tracing?.spans ?? NO_SPANS
   const publicUrl = config.publicUrl!
   // made first (an RSA key is generated off the main thread), so that it overlaps loading the data
   const keysGenerated = generatesSigningKey(config.signingKey, config.dataDir, config.signingKeys)
   const keys = loadSigningKeys(config.signingKey, config.dataDir, config.signingKeys)
   // awaited by the identity provider's registration; a start that fails before that must not leave it unhandled
   keys.catch(() => {})
+  // first: every request's span starts before any other step
+  if (opts.tracing !== undefined) await fastify.register(opts.tracing.plugin)
+  // then metrics: its request step goes on every route, and every room below counts into fastify.metrics
+  await fastify.register(observe, { config, version: SANDBOX_VERSION })
   await fastify.register(securityHeaders)
   // every answer that goes through reply.send (the API, the control API, the docs) is written at the end of
   // its event-loop turn, with the others of that turn; the identity provider writes its own
   await fastify.register(answerBatching)
   await fastify.register(operations, { maxEventLoopDelay: config.maxEventLoopDelay })
-  await fastify.register(store, { config })
+  await fastify.register(store, { config, spans })
   for (const schema of API_SCHEMAS) fastify.addSchema(schema)
   await fastify.register(errors, { reference: fastify.reference })
   await fastify.register(versions, { deprecationDate: config.deprecationDate, publicUrl })
@@ -111,12 +125,17 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     : new RedisJournals(fastify.redis.bulk, fastify.redis.keys, config.journalSize, fastify.log)
   fastify.control.whenDeleted((partnerId) => journals.forget(partnerId))
   // the integration advisor judges each request as it is journaled (none while the journal is off)
-  const advisor = makeAdvisor(config, fastify.redis, fastify.log)
+  const advisor = makeAdvisor(config, fastify.redis, fastify.log, fastify.metrics)
   fastify.decorate('advisor', advisor)
   fastify.control.whenDeleted((partnerId) => advisor.store.forget(partnerId))
   fastify.control.whenReplaced(async (partnerId) => await advisor.store.clear(partnerId))
+  // every partner's traffic, counted by the journal's step whether the journal is on or off (with replicas in
+  // Redis, on the journal's connection: its counts go in the pipeline of the journal's entries)
+  const activity: ActivityStore = fastify.redis === null ? new MemoryActivity() : new RedisActivity(fastify.redis.bulk, fastify.redis.keys, fastify.log)
+  fastify.decorate('activity', activity)
+  fastify.control.whenDeleted((partnerId) => activity.forget(partnerId))
   // before the routes it records: its hooks and the JSON parser (the body as sent) reach them all
-  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens, observers: [advisor.observer] })
+  await fastify.register(journal, { journals, world: fastify.world, verifier: () => fastify.tokens, observers: [advisor.observer], activity })
   // with replicas, the identity provider's state and the limits' counters are Redis's, shared by all
   const redis = fastify.redis
   const shared = redis === null
@@ -126,6 +145,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     shared,
     keys,
     keysGenerated,
+    spans,
     onProviderRequest: config.journalSize > 0 ? tapProviderAnswer : undefined,
     world: fastify.world,
     publicUrl,
@@ -134,17 +154,21 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     lockoutSeconds: config.lockoutSeconds,
     tokenRateLimit: config.tokenRateLimit,
     faults: { rules: fastify.repos.sandboxState, holdMs: config.faultHold },
+    metrics: fastify.metrics,
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
   const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))
   await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl })
+  // the operator's console: sessions of its own (store, cookie, keys), which only the operator endpoints accept
+  const operatorSessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys, 'operator'), OPERATOR_COOKIE)
+  await fastify.register(operatorConsole, { sessions: operatorSessions, adminToken: config.adminToken, publicUrl })
   // the token-protected routes, in a scope of their own so that the hooks apply to them only
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
-    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter })
+    if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter, metrics: fastify.metrics })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0 })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0, operatorSession: operatorSession(operatorSessions, config.adminToken) })
   })
 }

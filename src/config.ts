@@ -23,6 +23,9 @@ export const ConfigSchema = Type.Object({
   signingKey: option(Type.Optional(Type.String({ minLength: 1, description: 'RSA private key (2048 bits or more) that signs tokens: unencrypted PEM, PKCS#1 ("BEGIN RSA PRIVATE KEY", openssl genrsa -traditional) or PKCS#8 ("BEGIN PRIVATE KEY", openssl genpkey), or JWK JSON; generated (and kept in the data dir) when neither this nor SANDBOX_SIGNING_KEYS is set' })), 'SANDBOX_SIGNING_KEY', 'signing-key'),
   signingKeys: option(Type.Optional(Type.String({ minLength: 1, description: 'Several RSA private keys for key rotation, the current one (which signs) first, each as SANDBOX_SIGNING_KEY takes it: PEM blocks one after another, a JSON array of JWKs or a JWK Set; or the path of a file holding them, or of a directory of key files (the name that sorts last is the current key). Tokens of every listed key verify; the JWKS publishes them all' })), 'SANDBOX_SIGNING_KEYS', 'signing-keys'),
   logLevel: option(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info', description: 'Log level (JSON logs on stdout)' }), 'LOG_LEVEL', 'log-level'),
+  managementPort: option(Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Literal('off')], { default: 9000, description: 'Port of the management interface: GET /metrics (Prometheus), /health and /ready, on HOST; 0 picks a free port (the banner shows it); off turns it and every metric off' }), 'SANDBOX_MANAGEMENT_PORT', 'management-port'),
+  metricsPartners: option(Type.Integer({ minimum: 0, maximum: 1, default: 0, description: 'Set to 1 to count requests per partner too (sandbox_partner_requests_total, a series per partner)' }), 'SANDBOX_METRICS_PARTNERS', 'metrics-partners'),
+  metricsPartnersMax: option(Type.Integer({ minimum: 1, maximum: 100000, default: 100, description: 'With SANDBOX_METRICS_PARTNERS=1: partners that get a label of their own, the first to send requests; the others count as partner="other"' }), 'SANDBOX_METRICS_PARTNERS_MAX', 'metrics-partners-max'),
   bodyLimit: option(Type.Integer({ minimum: 1024, maximum: 10485760, default: 262144, description: 'Largest accepted request body in bytes (413 above)' }), 'SANDBOX_BODY_LIMIT', 'body-limit'),
   maxRecords: option(Type.Integer({ minimum: 100, maximum: 10000000, default: 500000, description: 'Most records (customers, accounts, beneficiaries, messages) one partner may hold' }), 'SANDBOX_MAX_RECORDS', 'max-records'),
   maxAgents: option(Type.Integer({ minimum: 1, maximum: 999, default: 100, description: 'Most agents one partner may have (fresh agents included)' }), 'SANDBOX_MAX_AGENTS', 'max-agents'),
@@ -56,6 +59,8 @@ export interface OptionInfo {
   description: string
   default?: unknown
   type: 'integer' | 'string'
+  /** Takes an integer (alone, or besides words such as off): a number given as text is read as one. */
+  numeric: boolean
 }
 
 export const OPTIONS: OptionInfo[] = Object.entries(ConfigSchema.properties).map(([key, s]) => ({
@@ -64,7 +69,8 @@ export const OPTIONS: OptionInfo[] = Object.entries(ConfigSchema.properties).map
   flag: s.flag,
   description: s.description ?? '',
   default: s.default,
-  type: s.type === 'integer' ? 'integer' : 'string'
+  type: s.type === 'integer' ? 'integer' : 'string',
+  numeric: s.type === 'integer' || (s.anyOf as TSchema[] | undefined)?.some((branch) => branch.type === 'integer') === true
 }))
 
 /** Options whose values are secrets: never echoed in messages. */
@@ -96,7 +102,7 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
   for (const o of OPTIONS) {
     const v = raw[o.key]
     if (v === undefined) continue
-    if (o.type === 'integer' && typeof v === 'string') {
+    if (o.numeric && typeof v === 'string') {
       input[o.key] = /^-?\d+$/.test(v.trim()) ? Number(v) : v
     } else {
       input[o.key] = v
@@ -141,7 +147,7 @@ function sharedStateChecks (config: Config): void {
 }
 
 function describe (schema: TSchema): string {
-  if (schema.anyOf) return `expected one of ${schema.anyOf.map((s: TSchema) => s.const).join(', ')}`
+  if (schema.anyOf) return `expected ${schema.anyOf.some((s: TSchema) => s.const === undefined) ? '' : 'one of '}${schema.anyOf.map((s: TSchema) => s.const ?? describe(s).replace(/^expected /, '')).join(schema.anyOf.some((s: TSchema) => s.const === undefined) ? ' or ' : ', ')}`
   const parts: string[] = [`expected ${schema.type === 'integer' ? 'an integer' : 'a string'}`]
   if (schema.minimum !== undefined) parts.push(`from ${schema.minimum} to ${schema.maximum}`)
   if (schema.minLength !== undefined) parts.push(`of at least ${schema.minLength} characters`)

@@ -1,7 +1,7 @@
 import { loadConfig, type Config } from './config.js'
 import type { LogSink } from './app.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
-import { listenSandbox, stopSandbox } from './server.js'
+import { hostTracing, listenSandbox, stopSandbox } from './server.js'
 import { SandboxClient } from './client/index.js'
 
 /*
@@ -56,10 +56,11 @@ export interface StartedSandbox {
 
 /**
  * Where the library's defaults differ from the command's: a free port of loopback (a test suite's sandbox is no
- * service of the machine's), and no overload guard (the event loop is the host's: a test that blocks it for a
- * second must not make the sandbox answer 503).
+ * service of the machine's), no overload guard (the event loop is the host's: a test that blocks it for a
+ * second must not make the sandbox answer 503), and no management port (metrics are for operators; port 9000
+ * would be taken by the first of several sandboxes: give managementPort 0 for a free one).
  */
-const GUEST_DEFAULTS: SandboxConfig = { port: 0, host: '127.0.0.1', maxEventLoopDelay: 60_000 }
+const GUEST_DEFAULTS: SandboxConfig = { port: 0, host: '127.0.0.1', maxEventLoopDelay: 60_000, managementPort: 'off' }
 
 /** Lines the library drops: what pino writes when `log` is off. */
 const NOWHERE: LogSink = { write: () => {} }
@@ -73,7 +74,8 @@ export async function startSandbox (options: SandboxOptions = {}): Promise<Start
   const config = loadConfig({ ...GUEST_DEFAULTS, logLevel: log === false ? 'silent' : 'info', ...keys })
   const publicUrlOf = keys.publicUrl === undefined ? (port: number) => `http://${urlHost(config.host)}:${port}` : undefined
   if (publicUrlOf !== undefined) config.publicUrl = publicUrlOf(config.port)
-  const fastify = await listenSandbox(config, { log: log === false ? NOWHERE : log === true ? undefined : log, publicUrlOf })
+  // traces over the host's own tracer provider, when it registered one (docs/observability.md); no SDK of its own
+  const fastify = await listenSandbox(config, { log: log === false ? NOWHERE : log === true ? undefined : log, publicUrlOf, tracing: await hostTracing() })
   const url = config.publicUrl!
   let stopped: Promise<void> | undefined
   const partners = [...fastify.world.partners.values()].filter((p) => !p.registered).map((p) => ({

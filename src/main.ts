@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, OPTIONS, fromEnv, loadConfig, type Config } from './config.js'
 import { PACKAGE_JSON } from './files.js'
+import { tracingSettings, type TracingSettings } from './observe/tracing.js'
 
 const NAME = 'banking-sandbox'
 
@@ -52,6 +53,7 @@ function banner (config: Config, fastify: FastifyInstance): void {
     `  docs       ${url}/api/docs/apidocs`,
     `  console    ${url}/console`,
     `  discovery  ${url}/auth/realms/sandbox/.well-known/openid-configuration`,
+    ...(fastify.management.url === undefined ? [] : [`  metrics    ${fastify.management.url}/metrics (management port: /health, /ready)`]),
     `  scenario   ${config.scenario} (${storeOf(config)})`,
     ...partners.map((p) => `  client     ${p.id} / ${p.secret}  agents ${[...p.agents.keys()].join(', ')}${p.users.length > 0 ? `  users ${p.users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`)
   ]
@@ -63,11 +65,13 @@ function banner (config: Config, fastify: FastifyInstance): void {
  * banner, and stops gracefully on SIGTERM/SIGINT (the drain, the requests in flight, the store flushed), then
  * exits 0, or 1 when the stop took longer than the shutdown timeout.
  */
-async function run (config: Config): Promise<void> {
+async function run (config: Config, traces: TracingSettings | null): Promise<void> {
   // loaded only now: --help, --version and configuration errors answer at once
-  const [{ listenSandbox, stopSandbox }, { settleHttpObjectLayouts }] = await Promise.all([import('./server.js'), import('./heap.js')])
+  const [{ listenSandbox, startTracing, stopSandbox }, { settleHttpObjectLayouts }] = await Promise.all([import('./server.js'), import('./heap.js')])
   settleHttpObjectLayouts()
-  const fastify = await listenSandbox(config)
+  // traces only when the standard OTEL_* variables ask for them: the SDK is the process's, so the command's
+  const tracing = traces === null ? undefined : await startTracing(traces)
+  const fastify = await listenSandbox(config, { tracing })
   let stopping = false
   const stop = (signal: string): void => {
     if (stopping) return
@@ -89,6 +93,7 @@ async function run (config: Config): Promise<void> {
 
 async function main (): Promise<void> {
   let config: Config
+  let tracing: TracingSettings | null
   try {
     const flags = parseFlags(process.argv.slice(2))
     if (flags === 'help') {
@@ -101,12 +106,13 @@ async function main (): Promise<void> {
       return
     }
     config = loadConfig({ ...fromEnv(process.env), ...flags })
+    tracing = tracingSettings(process.env)
   } catch (err) {
     process.stderr.write(`${NAME}: ${(err as Error).message}\n`)
     process.exit(2)
   }
   try {
-    await run(config)
+    await run(config, tracing)
   } catch (err) {
     // a configuration or data problem found while loading: its message names the option or file
     const e = err as Error & { code?: string }

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import app, { serverOptions, type LogSink } from './app.js'
 import type { Config } from './config.js'
+import type { Tracing } from './observe/tracing.js'
 
 /*
  * Building, listening and stopping one sandbox: what every way of running it shares, the command (main.ts) and
@@ -10,11 +11,21 @@ import type { Config } from './config.js'
  * belong to the command alone.
  */
 
+// tracing for the command (the SDK from the OTEL_* variables) and for a sandbox in a host's process
+export { hostTracing, startTracing } from './observe/request-spans.js'
+
+export interface BuildOptions {
+  /** Where the log lines go (app.ts's default: standard output). */
+  log?: LogSink
+  /** Traces of its requests (observe/tracing.ts); none by default. */
+  tracing?: Tracing
+}
+
 /** Builds the app on a new Fastify instance (also what the tests do, adding their own hooks first). */
-export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}, log?: LogSink): Promise<FastifyInstance> {
-  const fastify = Fastify(serverOptions(config, log))
+export async function buildServer (config: Config, prepare: (fastify: FastifyInstance) => void = () => {}, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const fastify = Fastify(serverOptions(config, options.log))
   prepare(fastify)
-  await fastify.register(fp(app), { config })
+  await fastify.register(fp(app), { config, tracing: options.tracing })
   await fastify.ready()
   return fastify
 }
@@ -38,9 +49,7 @@ async function freePort (host: string): Promise<number> {
 /** Tries of a free port that another process took between the probe and the listen. */
 const PORT_TRIES = 5
 
-export interface ListenOptions {
-  /** Where the log lines go (app.ts's default: standard output). */
-  log?: LogSink
+export interface ListenOptions extends BuildOptions {
   /** The public URL for the port picked when config.port is 0; by default localhost's, unless config.publicUrl was given. */
   publicUrlOf?: (port: number) => string
 }
@@ -55,13 +64,21 @@ export async function listenSandbox (config: Config, options: ListenOptions = {}
       config.port = await freePort(config.host)
       if (publicUrlOf !== undefined) config.publicUrl = publicUrlOf(config.port)
     }
-    const fastify = await buildServer(config, undefined, options.log)
+    const fastify = await buildServer(config, undefined, options)
     try {
       await fastify.listen({ port: config.port, host: config.host })
-      return fastify
     } catch (err) {
       await fastify.close()
       if (!pick || attempt >= PORT_TRIES || (err as { code?: string }).code !== 'EADDRINUSE') throw err
+      continue
+    }
+    try {
+      // the management port (metrics): a port in use stops the start, naming the option
+      await fastify.management.start()
+      return fastify
+    } catch (err) {
+      await fastify.close()
+      throw err
     }
   }
 }

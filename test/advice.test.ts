@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import type { Test } from 'tap'
 import * as oidc from 'openid-client'
-import { call, type Sent } from './calls.js'
-import { TOKEN_PATH, listen } from './helper.js'
+import { call, token, type Sent } from './calls.js'
+import { listen } from './helper.js'
 
 /*
  * The integration advisor (issue 29) over HTTP: each bad client, playing one mistake with tokens from the
@@ -17,16 +17,6 @@ const MESSAGE = { message: 'ADVISOR', fromDepartment: 'CI', fromPerson: 'CI' }
 
 interface Finding { code: string, severity: string, title: string, count: number, firstSeen: string, lastSeen: string, examples: string[], advice: string, docs: string }
 interface Advice { observing: boolean, requests: number, findings: Finding[] }
-
-async function token (base: string, client = 'partner-a', secret = 'partner-a-secret'): Promise<string> {
-  const res = await fetch(`${base}${TOKEN_PATH}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client}:${secret}`).toString('base64')}` },
-    body: 'grant_type=client_credentials'
-  })
-  if (res.status !== 200) throw new Error(`token: ${res.status} ${await res.text()}`)
-  return (await res.json() as { access_token: string }).access_token
-}
 
 // the test's own token for the control API, kept (a token request is judged like any other of the partner's)
 const harness = new Map<string, string>()

@@ -26,7 +26,8 @@ export interface Started { child: ChildProcess, port: number, stderr: () => stri
 export function startCli (env: NodeJS.ProcessEnv, killAfterMs?: number, nodeOptions: string[] = []): Promise<Started> {
   const child = spawn(process.execPath, [...nodeOptions, CLI], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    // the management port (metrics) too on a free port: test files run side by side
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SANDBOX_MANAGEMENT_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let err = ''

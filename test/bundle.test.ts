@@ -17,6 +17,10 @@ const REPORT_LOADS = 'data:text/javascript,' + encodeURIComponent(
 )
 
 const dist = `${pathToFileURL(join(ROOT, 'dist')).href}/`
+// names that only the OpenTelemetry SDK's chunk holds (class names survive the bundle: names are not mangled).
+// Not the OpenTelemetry API (a facade of some 30 KB, ProxyTracerProvider among its classes): prom-client's process
+// CPU metric reads the active span through it for its exemplars, so a sandbox with metrics loads it
+const OTEL_MARKS = ['BatchSpanProcessor', 'OTLPTraceExporter', 'NodeTracerProvider']
 
 t.test('the built command loads the bundle, not the compiled modules, and serves what lives in files beside it', async (t) => {
   ensureBuilt()
@@ -57,9 +61,21 @@ t.test('the built command loads the bundle, not the compiled modules, and serves
     t.equal(/[\u0080-\uffff]/.exec(text)?.index, undefined, `${f} is ASCII (one byte a character in the heap)`)
     // the Redis client (its debug namespaces are "ioredis:...") is a chunk of its own, for SANDBOX_REDIS_URL only
     t.notOk(text.includes('"ioredis:'), `${f} holds no Redis client: a sandbox without Redis does not load it`)
+    // and so is OpenTelemetry's SDK (its tracer provider, span processor and exporter), for the OTEL_* variables only
+    t.notOk(OTEL_MARKS.some((mark) => text.includes(mark)), `${f} holds nothing of OpenTelemetry: a sandbox without traces does not load it`)
   }
-  const redisChunks = readdirSync(join(ROOT, 'dist')).filter((f) => /^bundle-.+\.js$/.test(f) && readFileSync(join(ROOT, 'dist', f), 'latin1').includes('"ioredis:'))
+  const chunks = readdirSync(join(ROOT, 'dist')).filter((f) => /^bundle-.+\.js$/.test(f))
+  const redisChunks = chunks.filter((f) => readFileSync(join(ROOT, 'dist', f), 'latin1').includes('"ioredis:'))
   t.equal(redisChunks.length, 1, `the bundle has the Redis client, in a chunk of its own (${redisChunks.join(', ')})`)
+  // OpenTelemetry's chunk shares no module of the sandbox's own with a start without traces (such a module would
+  // be a chunk of its own, one more file for every start to load) and a start loads none of OpenTelemetry's
+  const otel = chunks.filter((f) => /^bundle-otel-.+\.js$/.test(f))
+  t.equal(otel.length, 1, `OpenTelemetry is a chunk of its own (${otel.join(', ')})`)
+  const imported = [...readFileSync(join(ROOT, 'dist', otel[0]), 'latin1').matchAll(/from"\.\/(bundle-[^"]+\.js)"/g)].map((m) => m[1])
+  const sources = (f: string): string[] => (JSON.parse(readFileSync(join(ROOT, 'dist', `${f}.map`), 'utf8')) as { sources: string[] }).sources
+  const shared = imported.filter((f) => ours.includes(f)).flatMap(sources)
+  t.same(shared.filter((s) => s.startsWith('../src/') || /opentelemetry\/(?!api\/)|fastify\/otel/.test(s)), [],
+    `the chunks it shares with a start hold packages both use (the OpenTelemetry API among them), nothing of the sandbox's or of OpenTelemetry's SDK (${[...new Set(shared.map((s) => s.split('/').slice(2, 3).join('')))].join(', ')})`)
   // written without whitespace: a stack trace's places are the bundle's, mapped back to src/ by the source maps
   const serverChunk = ours.find((f) => /^bundle-server-.+\.js$/.test(f))!
   t.ok(readFileSync(join(ROOT, 'dist', serverChunk), 'latin1').trimEnd().endsWith(`//# sourceMappingURL=${serverChunk}.map`), 'the server chunk names its source map')

@@ -1,3 +1,14 @@
+/** A client_credentials token from the sandbox's token endpoint over HTTP (HTTP Basic, as a partner's backend asks). */
+export async function token (base: string, clientId = 'partner-a', secret = `${clientId}-secret`): Promise<string> {
+  const res = await fetch(`${base}/auth/realms/sandbox/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials'
+  })
+  if (res.status !== 200) throw new Error(`token from ${base}: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { access_token: string }).access_token
+}
+
 /** An answer as a client saw it; status 0 when the connection was dropped without one. */
 export interface Sent { status: number, headers: Headers, body: string }
 

@@ -18,7 +18,8 @@ const ROOT = new URL('..', import.meta.url).pathname
 function cleanEnv (extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env }
   for (const o of OPTIONS) delete env[o.env]
-  return { ...env, ...extra }
+  // the management port (metrics) on a free port, as every spawned sandbox of the tests: they run side by side
+  return { ...env, SANDBOX_MANAGEMENT_PORT: '0', ...extra }
 }
 
 interface Done { code: number | null, stdout: string, stderr: string }

@@ -93,6 +93,71 @@ function describe (e: ErrorObject): string {
   return `${where}: ${what ?? e.keyword}`
 }
 
+// Prometheus' durations as the Prometheus Operator's CRDs take them (1h30m, 15s, 500ms)
+const DURATION = '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$'
+const META = { $ref: 'kubernetes#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }
+const strings = { type: 'object', additionalProperties: { type: 'string' } }
+const closed = (properties: Record<string, unknown>, required: string[] = []): Record<string, unknown> => ({ type: 'object', additionalProperties: false, required, properties })
+
+/**
+ * The Prometheus Operator's kinds (monitoring.coreos.com/v1), which Kubernetes' own document lacks: the fields the
+ * manifests of deploy/kubernetes/monitoring/ may use, as the operator's CRDs declare them, strict as the others
+ * (an unknown field fails). The CRDs themselves (thousands of lines each) are not vendored.
+ */
+const OPERATOR_KINDS: Record<string, Record<string, unknown>> = {
+  ServiceMonitor: closed({
+    apiVersion: { const: 'monitoring.coreos.com/v1' },
+    kind: { const: 'ServiceMonitor' },
+    metadata: META,
+    spec: closed({
+      jobLabel: { type: 'string' },
+      targetLabels: { type: 'array', items: { type: 'string' } },
+      podTargetLabels: { type: 'array', items: { type: 'string' } },
+      sampleLimit: { type: 'integer', minimum: 0 },
+      selector: { $ref: 'kubernetes#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
+      namespaceSelector: closed({ any: { type: 'boolean' }, matchNames: { type: 'array', items: { type: 'string' } } }),
+      endpoints: {
+        type: 'array',
+        minItems: 1,
+        items: closed({
+          port: { type: 'string' },
+          path: { type: 'string' },
+          scheme: { enum: ['http', 'https'] },
+          interval: { type: 'string', pattern: DURATION },
+          scrapeTimeout: { type: 'string', pattern: DURATION },
+          honorLabels: { type: 'boolean' },
+          honorTimestamps: { type: 'boolean' }
+        })
+      }
+    }, ['selector', 'endpoints'])
+  }, ['apiVersion', 'kind', 'metadata', 'spec']),
+  PrometheusRule: closed({
+    apiVersion: { const: 'monitoring.coreos.com/v1' },
+    kind: { const: 'PrometheusRule' },
+    metadata: META,
+    spec: closed({
+      groups: {
+        type: 'array',
+        items: closed({
+          name: { type: 'string', minLength: 1 },
+          interval: { type: 'string', pattern: DURATION },
+          rules: {
+            type: 'array',
+            items: closed({
+              record: { type: 'string' },
+              alert: { type: 'string' },
+              expr: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+              for: { type: 'string', pattern: DURATION },
+              labels: strings,
+              annotations: strings
+            }, ['expr'])
+          }
+        }, ['name', 'rules'])
+      }
+    }, ['groups'])
+  }, ['apiVersion', 'kind', 'metadata', 'spec'])
+}
+
 export interface Schemas {
   compose: Check
   kustomization: Check
@@ -113,9 +178,10 @@ export function loadSchemas (): Schemas {
     kustomization: check(kustomization),
     kubernetes: (apiVersion, kind) => {
       const key = `${apiVersion} ${kind}`
+      const operator = apiVersion === 'monitoring.coreos.com/v1' ? OPERATOR_KINDS[kind] : undefined
       const definition = k8s.kinds[key]
-      if (definition === undefined) return undefined
-      if (!byKind.has(key)) byKind.set(key, check(ajv.compile({ $ref: `kubernetes#/definitions/${definition}` })))
+      if (definition === undefined && operator === undefined) return undefined
+      if (!byKind.has(key)) byKind.set(key, check(ajv.compile(operator ?? { $ref: `kubernetes#/definitions/${definition}` })))
       return byKind.get(key)
     }
   }

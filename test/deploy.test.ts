@@ -57,6 +57,8 @@ t.test('every YAML document under deploy/ parses and matches the schema of its k
   t.ok(docs.length >= 10, `${docs.length} documents`)
   for (const d of docs) {
     let check
+    // Prometheus' own files: promtool checks them (test/observability/rules.test.ts)
+    if (d.file.startsWith('prometheus/') || d.file === 'compose/prometheus.yml') continue
     if (d.file === 'compose/compose.yaml') check = schemas.compose
     else if (isKustomization(d.file)) check = schemas.kustomization
     else if (d.file.startsWith('kubernetes/')) {
@@ -89,6 +91,10 @@ t.test('the schema checks are strict: a misspelt or mistyped field fails', async
   const pdb = copy(manifest('PodDisruptionBudget', 'sandbox'))
   pdb.spec.maxUnavailable = '34%'
   t.same(schemas.kubernetes('policy/v1', 'PodDisruptionBudget')!(pdb), [], 'Kubernetes: an IntOrString takes a string as the API server does')
+
+  const monitor = copy(manifest('ServiceMonitor', 'sandbox'))
+  monitor.spec.endpoints[0].intervall = '15s'
+  t.match(schemas.kubernetes('monitoring.coreos.com/v1', 'ServiceMonitor')!(monitor), [/unknown field "intervall"/], 'a ServiceMonitor: an unknown field of an endpoint')
 
   const k = copy(kustomization)
   k.resource = k.resources
@@ -184,8 +190,11 @@ t.test('Kubernetes: the kustomizations list every manifest, and their generated 
     }
   }
   walk('kubernetes', kustomization)
+  // for a cluster with the Prometheus Operator, applied on its own (its kinds need the operator's CRDs)
+  t.notOk(kustomization.resources.includes('monitoring'), 'monitoring/ is not applied with the sandbox: a cluster without the operator would refuse it')
+  walk('kubernetes/monitoring', only('kubernetes/monitoring/kustomization.yaml'))
   const files = [...new Set(docs.filter((d) => d.file.startsWith('kubernetes/') && !isKustomization(d.file)).map((d) => d.file))]
-  t.same(files.filter((f) => !reached.has(f)), [], 'every manifest is applied by `kubectl apply -k deploy/kubernetes`')
+  t.same(files.filter((f) => !reached.has(f)), [], 'every manifest is applied by `kubectl apply -k deploy/kubernetes` or, with the Prometheus Operator, `-k deploy/kubernetes/monitoring`')
 })
 
 t.test('Kubernetes: the sandbox\'s Deployment, Service and PodDisruptionBudget', async (t) => {
@@ -232,6 +241,26 @@ t.test('Kubernetes: the sandbox\'s Deployment, Service and PodDisruptionBudget',
   const pdb = manifest('PodDisruptionBudget', 'sandbox')
   t.ok(matches(pdb.spec.selector.matchLabels, labels), 'the PodDisruptionBudget covers the sandbox\'s pods')
   t.ok(pdb.spec.maxUnavailable === 1 || pdb.spec.minAvailable === 2, 'and lets one go at a time')
+})
+
+t.test('Kubernetes: the management port on the Service, and a ServiceMonitor that scrapes it', async (t) => {
+  const deployment = manifest('Deployment', 'sandbox')
+  const [container] = deployment.spec.template.spec.containers
+  const managementPort = OPTIONS.find((o) => o.env === 'SANDBOX_MANAGEMENT_PORT')!.default
+  const metricsPort = container.ports.find((p: any) => p.name === 'metrics')
+  t.equal(metricsPort?.containerPort, managementPort, 'the container\'s metrics port is the management port the sandbox opens by default')
+  t.notOk(container.env.some((e: any) => e.name === 'SANDBOX_MANAGEMENT_PORT'), 'which the Deployment keeps')
+  const service = manifest('Service', 'sandbox')
+  const servicePort = service.spec.ports.find((p: any) => p.name === 'metrics')
+  t.equal(servicePort?.targetPort, 'metrics', 'the Service has a metrics port onto it')
+  t.equal(service.spec.ports.find((p: any) => p.name === 'http')?.targetPort, 'http', 'and its http port stays the partners\' port')
+
+  const monitor = manifest('ServiceMonitor', 'sandbox')
+  t.ok(matches(monitor.spec.selector.matchLabels, service.metadata.labels), 'the ServiceMonitor selects the Service')
+  t.same(monitor.spec.endpoints.map((e: any) => [e.port, e.path]), [['metrics', '/metrics']], 'and scrapes its metrics port\'s /metrics')
+  t.equal(service.metadata.labels[monitor.spec.jobLabel], 'banking-agent-sandbox', 'as job banking-agent-sandbox, the job the alert on up names')
+  const rule = manifest('PrometheusRule', 'sandbox')
+  t.ok(rule.spec.groups.length >= 2, 'the recording rules and alerts as a PrometheusRule (test/observability/rules.test.ts checks they are deploy/prometheus/\'s)')
 })
 
 t.test('Kubernetes: the Redis the replicas are pointed at', async (t) => {

@@ -20,7 +20,8 @@ export const PUBLIC_URL = 'http://sandbox.test'
 export async function build (t: Test, overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<FastifyInstance> {
   // tests are not about overload (test/operations.test.ts sets its own limit): on a shared, busy CI
   // machine a test process can fall a second behind, which the overload guard would rightly answer 503
-  const config = loadConfig({ logLevel: 'silent', signingKey: SIGNING_KEY, publicUrl: PUBLIC_URL, maxEventLoopDelay: 60000, ...overrides })
+  // the management port (metrics) on a free port: tests that listen run side by side
+  const config = loadConfig({ logLevel: 'silent', signingKey: SIGNING_KEY, publicUrl: PUBLIC_URL, maxEventLoopDelay: 60000, managementPort: 0, ...overrides })
   const app = await buildServer(config, (fastify) => {
     fastify.addHook('onResponse', (request, _reply, done) => {
       routeOf.set(request.id, request.routeOptions.url)

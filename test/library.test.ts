@@ -40,7 +40,7 @@ t.test('two sandboxes in one process, each on its own port with its own partners
   const customer = await fetch(`${a.url}/api/customers/1001100000001`, { headers: { authorization: `Bearer ${token}`, 'agent-id': '1001' } })
   t.equal(customer.status, 200, 'a token of one answers its API')
   const elsewhere = await fetch(`${b.url}/api/customers/1001100000001`, { headers: { authorization: `Bearer ${token}`, 'agent-id': '1001' } })
-  t.equal(elsewhere.status, 401, "and is refused by the other: each signs with keys of its own")
+  t.equal(elsewhere.status, 401, 'and is refused by the other: each signs with keys of its own')
 })
 
 t.test('its options are the configuration keys, checked like the command\'s', async (t) => {

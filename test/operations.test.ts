@@ -16,7 +16,7 @@ const MESSAGE = { message: 'HELLO', fromDepartment: 'OPS', fromPerson: 'TEST' }
 /** The real app with its log lines captured (what the CLI writes to stdout). */
 async function buildLogged (t: Test, overrides: Partial<Record<keyof Config, unknown>> = {}): Promise<{ app: FastifyInstance, lines: string[] }> {
   const lines: string[] = []
-  const config = loadConfig({ logLevel: 'trace', publicUrl: PUBLIC_URL, ...overrides })
+  const config = loadConfig({ logLevel: 'trace', publicUrl: PUBLIC_URL, managementPort: 0, ...overrides })
   const opts = serverOptions(config)
   const fastify = Fastify({ ...opts, logger: { ...(opts.logger as object), stream: { write: (line: string) => { lines.push(line) } } } })
   await fastify.register(fp(app), { config })

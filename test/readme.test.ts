@@ -158,11 +158,15 @@ function expectation (command: string): Expected {
 /**
  * Runs a page's curl commands in order in one bash (so $TOKEN carries over), against a sandbox of its own on a
  * free port: http://localhost:8080 in the commands becomes its URL, and a page that uses $TOKEN without getting
- * one first starts with the README's token command. Each command is curl as installed, with -w writing the
+ * one first starts with the README's token command. The operator's commands find the sandbox's operator token in
+ * $SANDBOX_ADMIN_TOKEN, as on the operator's own machine. Each command is curl as installed, with -w writing the
  * status to stderr (stdout stays the command's own) and a time limit (2 s for a live tail, which never ends).
  */
 async function runCurls (t: Test, page: string, commands: string[]): Promise<void> {
-  const { base } = await listen(t)
+  const adminToken = 'readme-operator-token-0123456789'
+  const { app, base } = await listen(t, { adminToken })
+  // the management port (metrics: docs/observability.md) is the page's http://localhost:9000
+  const management = (await app.management.start())!
   const dir = mkdtempSync(join(tmpdir(), 'readme-curl-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const readmeToken = curlCommands(README).find((c) => c.startsWith('TOKEN='))!
@@ -171,10 +175,11 @@ async function runCurls (t: Test, page: string, commands: string[]): Promise<voi
   const script = [
     'set -o pipefail',
     'CURL_MAX_TIME=30',
+    `SANDBOX_ADMIN_TOKEN=${adminToken}`,
     'curl () { command curl --max-time "$CURL_MAX_TIME" -w \'%{stderr}@@status %{http_code}\\n\' "$@"; }',
     ...all.flatMap((c, i) => [
       `echo "@@begin ${i}" >&2`,
-      `${/ -sN /.test(c) ? 'CURL_MAX_TIME=2 ' : ''}${c.replaceAll('http://localhost:8080', base)}`,
+      `${/ -sN /.test(c) ? 'CURL_MAX_TIME=2 ' : ''}${c.replaceAll('http://localhost:8080', base).replaceAll('http://localhost:9000', management)}`,
       `echo "@@end ${i} $?" >&2`,
       ...(/^[A-Z_]+=/.test(c) ? [`echo "@@value ${i} \${${/^([A-Z_]+)=/.exec(c)![1]}:0:3}" >&2`] : [])
     ])
@@ -185,7 +190,7 @@ async function runCurls (t: Test, page: string, commands: string[]): Promise<voi
   all.forEach((command, i) => {
     const part = new RegExp(`@@begin ${i}\\n([\\s\\S]*?)@@end ${i} (\\d+)`).exec(stderr)
     const method = /-X (\w+)/.exec(command)?.[1] ?? (/ (-d|--data-binary) /.test(command) ? 'POST' : 'GET')
-    const name = `${page}, command ${i + 1 - preamble.length}: ${method} ${/localhost:8080([^\s"']*)/.exec(command)?.[1] ?? ''}`
+    const name = `${page}, command ${i + 1 - preamble.length}: ${method} ${/localhost:(?:8080|9000)([^\s"']*)/.exec(command)?.[1] ?? ''}`
     if (part === null) return t.fail(`${name}: did not run`, { stderr })
     const statuses = [...part[1].matchAll(/@@status (\d{3})/g)].map((m) => Number(m[1]))
     const expected = expectation(command)

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
 import { freePort } from '../../test/ports.js'
+import { LAUNCH_FLAGS } from '../../src/heap.js'
 
 // The sandbox as a separate process for the soak: the built command (dist/cli.js), optionally on one core.
 export interface Sandbox {
@@ -21,11 +22,11 @@ function health (port: number): Promise<number> {
 /** Starts `node dist/cli.js` (on CPU `core` with taskset when given; nodeArgs such as --cpu-prof) and waits for /health. */
 export async function startSandbox (env: Record<string, string>, core?: number, nodeArgs: string[] = []): Promise<Sandbox> {
   const port = await freePort()
-  const args = [process.execPath, ...nodeArgs, 'dist/cli.js']
+  const args = [process.execPath, ...nodeArgs, ...LAUNCH_FLAGS, 'dist/cli.js']
   const cmd = core === undefined ? args : ['taskset', '-c', String(core), ...args]
   const child = spawn(cmd[0], cmd.slice(1), {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn', SANDBOX_MANAGEMENT_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'ignore']
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))

@@ -248,8 +248,20 @@ export function checklistOf (s: ReadinessState): { ready: boolean, passed: numbe
     if (v === undefined) return { case: c, status: 'not-tried', title: CASES[c].title, requestIds: [], reason: null, howTo: CASES[c].howTo, since: null, docs }
     return { case: c, status: v.verdict, title: CASES[c].title, requestIds: v.requestIds, reason: v.reason, howTo: v.verdict === 'failed' ? CASES[c].howTo : null, since: new Date(v.at).toISOString(), docs }
   })
-  const count = (v: Verdict): number => cases.filter((c) => c.status === v).length
-  return { ready: count('passed') === cases.length, passed: count('passed'), failed: count('failed'), notTried: count('not-tried'), cases }
+  const { passed, failed, notTried } = readinessCounts(s)
+  return { ready: passed === cases.length, passed, failed, notTried, cases }
+}
+
+/** How many cases passed, failed and were not tried (the checklist's counts, without making the checklist). */
+export function readinessCounts (s: ReadinessState): { passed: number, failed: number, notTried: number } {
+  let passed = 0
+  let failed = 0
+  for (const c of READINESS_CASES) {
+    const verdict = s.cases[c]?.verdict
+    if (verdict === 'passed') passed++
+    else if (verdict === 'failed') failed++
+  }
+  return { passed, failed, notTried: READINESS_CASES.length - passed - failed }
 }
 
 const xml = (text: string): string => text.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`)

@@ -13,6 +13,7 @@ import type { World } from '../store/world.js'
 import type { ProviderStorageFactory } from '../store/provider-storage.js'
 import type { SigningKeys } from './keys.js'
 import { Lockout } from './lockout.js'
+import { NO_METRICS, type Metrics } from '../observe/recorder.js'
 import keycloakPages from './keycloak-pages.js'
 import loginRoutes from './login.js'
 import type { SandboxProvider } from './provider.js'
@@ -22,6 +23,7 @@ import { LOGIN_PATH, REALM_PATH, ROUTES } from './realm.js'
 import tokenEndpoints from './token-endpoints.js'
 import { TokenRateLimit } from './token-rate-limit.js'
 import { TokenVerifier } from './verify.js'
+import type { Spans } from '../observe/spans.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -69,6 +71,8 @@ export interface AuthOptions {
    * from the configuration or the data dir are awaited, so that a bad one stops the start.
    */
   keysGenerated: boolean
+  /** An access token's signature is a span of its request's trace. */
+  spans?: Spans
   docsRedirectUri: string
   /** Called for each request the provider answers, before it does (the journal taps the answer). */
   onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
@@ -76,6 +80,8 @@ export interface AuthOptions {
   shared?: { storage: ProviderStorageFactory, lockouts: LockoutStore, counter: WindowCounter }
   /** Fault injection at the token endpoint for the partners' own clients: their rules, and how long a timeout holds. */
   faults: { rules: SandboxStateRepo, holdMs: number }
+  /** Tokens issued and refused, token requests over the limit, lockouts. */
+  metrics?: Metrics
 }
 
 /**
@@ -87,7 +93,8 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   if (!opts.keysGenerated) await keys
   const issuer = `${opts.publicUrl}${REALM_PATH}`
   const verifier = new TokenVerifier(keys.then((k) => k.accepted.map((a) => a.publicJwk)), issuer, `${opts.publicUrl}/api`)
-  const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds, opts.shared?.lockouts)
+  const metrics = opts.metrics ?? NO_METRICS
+  const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds, opts.shared?.lockouts, () => metrics.lockedOut())
   fastify.decorate('tokens', verifier)
   keys.then((k) => fastify.log.debug({ kid: k.privateJwk.kid, accepted: k.accepted.map((a) => a.privateJwk.kid), source: k.source }, 'token signing keys'),
     (err: unknown) => fastify.log.error({ err }, 'the token signing key could not be made'))
@@ -108,7 +115,9 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       tokenTtl: opts.tokenTtl,
       docsRedirectUri: opts.docsRedirectUri,
       storage: opts.shared?.storage,
-      lockout
+      lockout,
+      spans: opts.spans,
+      metrics
     })
     oidc.provider.on('server_error', (_ctx, err) => fastify.log.error({ err }, 'identity provider error'))
     loaded = oidc
@@ -121,7 +130,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   const publicUrl = new URL(opts.publicUrl)
   const basePath = publicUrl.pathname.replace(/\/$/, '')
   let callback: ReturnType<Provider['callback']> | undefined
-  const tokenLimit = opts.tokenRateLimit > 0 ? new TokenRateLimit(opts.tokenRateLimit, opts.world, opts.shared?.counter) : undefined
+  const tokenLimit = opts.tokenRateLimit > 0 ? new TokenRateLimit(opts.tokenRateLimit, opts.world, opts.shared?.counter, metrics) : undefined
   const tokenPath = `${REALM_PATH}${ROUTES.token}`
   const tokenFaults = new TokenEndpointFaults(opts.world, opts.faults.rules, opts.faults.holdMs, tokenPath)
   fastify.addHook('preClose', (done) => {

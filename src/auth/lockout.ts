@@ -9,7 +9,8 @@ import { MemoryLockouts, type LockKey, type LockoutStore } from '../store/counte
  * a database would), or in Redis for every replica at once (store/redis/counters.ts).
  */
 export class Lockout {
-  constructor (private readonly maxFailures: number, private readonly seconds: number, private readonly store: LockoutStore = new MemoryLockouts()) {}
+  /** `locked`: told of each lock as it begins (the metrics' sandbox_lockouts_total). */
+  constructor (private readonly maxFailures: number, private readonly seconds: number, private readonly store: LockoutStore = new MemoryLockouts(), private readonly locked: () => void = () => {}) {}
 
   get enabled (): boolean {
     return this.maxFailures > 0 && this.seconds > 0
@@ -21,7 +22,10 @@ export class Lockout {
 
   /** A wrong secret or password; failures while locked do not extend the lock. */
   failed (key: LockKey): void | Promise<void> {
-    if (this.enabled) return this.store.failed(key, this.maxFailures, this.seconds * 1000)
+    if (!this.enabled) return
+    const locked = this.store.failed(key, this.maxFailures, this.seconds * 1000)
+    if (locked === true) return this.locked()
+    if (locked instanceof Promise) return locked.then((now) => { if (now) this.locked() })
   }
 
   succeeded (key: LockKey): void | Promise<void> {

@@ -12,8 +12,10 @@ import { browserSupport, logoutSource } from './browser-session.js'
 import { clientMetadata, clientOrigins as clientOriginsOf, ownerOf } from './clients.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
+import type { Metrics } from '../observe/recorder.js'
 import { keycloakTokenResponses } from './token-response.js'
 import { LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
+import { NO_SPANS, SPAN, traced, type Spans } from '../observe/spans.js'
 
 export interface ProviderOptions {
   world: World
@@ -25,6 +27,10 @@ export interface ProviderOptions {
   /** Where the provider keeps its state: this process (the default) or Redis, for every replica. */
   storage?: ProviderStorageFactory
   lockout: Lockout
+  /** An access token made and signed is a span of its request's trace (observe/spans.ts). */
+  spans?: Spans
+  /** Tokens issued and token errors, by grant. */
+  metrics: Metrics
 }
 
 export interface SandboxProvider {
@@ -78,6 +84,7 @@ function storeErrorAnswers (provider: Provider): void {
 
 export function createProvider (opts: ProviderOptions): SandboxProvider {
   const { world, keys, publicUrl, tokenTtl } = opts
+  const spans = opts.spans ?? NO_SPANS
   const issuer = `${publicUrl}${REALM_PATH}`
   const audience = `${publicUrl}/api`
   const resourceServer: ResourceServer = {
@@ -262,16 +269,22 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   const accessToken = provider.AccessToken.prototype as unknown as { save: (this: IssuedAccessToken) => Promise<string> }
   const save = accessToken.save
   accessToken.save = async function () {
-    const value = await save.call(this)
+    const partnerId = ownerOf(world, this.clientId)?.partner.id ?? this.clientId
+    const value = await traced(spans.span(SPAN.tokenSignature, { 'sandbox.partner': partnerId }), save.call(this))
     if (this.grantId !== undefined) {
-      const partnerId = ownerOf(world, this.clientId)?.partner.id ?? this.clientId
       await adapter.accessTokenIssued(this.grantId, { partnerId, jti: this.jti, exp: this.exp ?? Math.floor(Date.now() / 1000) + this.expiration })
     }
     return value
   }
+  // a partner system's token (client_credentials): made and signed in save(), as a user's
+  const clientCredentials = provider.ClientCredentials.prototype as unknown as { save: (this: IssuedAccessToken) => Promise<string> }
+  const saveClientCredentials = clientCredentials.save
+  clientCredentials.save = async function () {
+    return await traced(spans.span(SPAN.tokenSignature, { 'sandbox.partner': ownerOf(world, this.clientId)?.partner.id ?? this.clientId }), saveClientCredentials.call(this))
+  }
   storeErrorAnswers(provider)
   registerPasswordGrant(provider, { world, userSubject, findAccount: account, resourceServer, audience, lockout: opts.lockout })
-  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout, world)
+  keycloakTokenResponses(provider, new KeycloakTokens(keys, issuer), opts.lockout, world, opts.metrics)
   browserSupport(provider, issuer, clientOrigins)
   return { provider, issuer, audience, userSubject, findUser, clientOrigins, close: adapter.close }
 }

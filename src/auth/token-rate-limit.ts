@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { SandboxError } from '../errors.js'
 import { MemoryWindowCounter, type WindowCount, type WindowCounter } from '../store/counters.js'
 import type { World } from '../store/world.js'
+import { NO_METRICS, type Metrics } from '../observe/recorder.js'
 import { basicCredentials, confidentialClient, type BasicCredentials } from './clients.js'
 
 const WINDOW_MS = 1000
@@ -15,7 +16,7 @@ const WINDOW_MS = 1000
  * naming it). Off when perSecond is 0.
  */
 export class TokenRateLimit {
-  constructor (readonly perSecond: number, private readonly world: World, private readonly counter: WindowCounter = new MemoryWindowCounter()) {}
+  constructor (readonly perSecond: number, private readonly world: World, private readonly counter: WindowCounter = new MemoryWindowCounter(), private readonly metrics: Metrics = NO_METRICS) {}
 
   /** A 429 for a token request over its client's budget (counted either way), else undefined. */
   check (request: FastifyRequest): SandboxError | undefined | Promise<SandboxError | undefined> {
@@ -34,6 +35,7 @@ export class TokenRateLimit {
 
   private refusal ({ count }: WindowCount, client: string | undefined): SandboxError | undefined {
     if (count <= this.perSecond) return undefined
+    this.metrics.rateLimited('token')
     const who = client === undefined ? 'this address' : `client '${client}'`
     return new SandboxError('SANDBOX_ERR_RATE_LIMITED', `Too many token requests: ${who} may ask for ${this.perSecond} tokens per second; retry after 1 second (and reuse a token until it expires)`, [], {
       'retry-after': '1',

@@ -2,6 +2,7 @@ import type Provider from 'oidc-provider'
 import type { KoaContextWithOIDC } from 'oidc-provider'
 import { refreshExpired } from '../store/tokens.js'
 import type { World } from '../store/world.js'
+import type { Metrics } from '../observe/recorder.js'
 import { ownerOf } from './clients.js'
 import { keycloakScope, sessionId, type KeycloakTokens } from './keycloak-tokens.js'
 import { clientKey, type Lockout } from './lockout.js'
@@ -49,7 +50,7 @@ function keycloakError (grantType: unknown, status: number, body: Body, detail: 
  * wording; and wrong client secrets counted for the lockout. A Koa middleware of the provider, so it
  * sees every grant (the provider's own and the password grant).
  */
-export function keycloakTokenResponses (provider: Provider, tokens: KeycloakTokens, lockout: Lockout, world: World): void {
+export function keycloakTokenResponses (provider: Provider, tokens: KeycloakTokens, lockout: Lockout, world: World, metrics: Metrics): void {
   const RefreshToken = provider.RefreshToken as unknown as { find: FindRefreshToken }
   const findRefreshToken = RefreshToken.find.bind(RefreshToken)
   /** Whether the partner of the client expired its refresh tokens issued until then (POST /__sandbox/tokens/expire with refresh). */
@@ -80,15 +81,18 @@ export function keycloakTokenResponses (provider: Provider, tokens: KeycloakToke
     const body = ctx.body as Body | undefined
     if (body === undefined || typeof body !== 'object' || body === null) return
     const clientId = ctx.oidc?.client?.clientId
+    const grantType = ctx.oidc?.params?.grant_type as string | undefined
     if (ctx.status >= 400 && typeof body.error === 'string') {
       if (clientId !== undefined && body.error === 'invalid_client') await lockout.failed(clientKey(clientId))
-      const [status, kcBody] = keycloakError(ctx.oidc?.params?.grant_type, ctx.status, body, details.get(ctx) ?? '')
+      const [status, kcBody] = keycloakError(grantType, ctx.status, body, details.get(ctx) ?? '')
       ctx.status = status
       ctx.body = kcBody
+      metrics.tokenFailed(grantType, String(kcBody.error))
       return
     }
     if (clientId !== undefined) await lockout.succeeded(clientKey(clientId))
     if (ctx.status !== 200 || typeof body.access_token !== 'string') return
+    metrics.tokenIssued(grantType)
     ctx.body = await keycloakTokenBody(body, received, findRefreshToken, tokens)
   })
 }

@@ -8,8 +8,10 @@ import { observationOf, type Observer } from '../advisor/observer.js'
 import type { JournalEntry, JournalMessage, JournalSummary } from '../schemas/journal.js'
 import { pathOf } from '../path-patterns.js'
 import { REDACTED, SECRET_HEADERS, bodyText, headWithoutSecrets, type JournalStore, type Recorded, type RecordedBody, type RecordedHead } from '../store/journal.js'
+import type { ActivityStore } from '../store/activity.js'
 import type { World } from '../store/world.js'
 import { loggableUrl } from './operations.js'
+import { traceIdOf } from '../observe/trace-context.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -116,7 +118,7 @@ const routeTemplate = (route: string | null): string | null => route === null ||
 
 /** What a reader of the journal sees of an entry: redacted here, for every way of reading it. */
 export function summaryOf (r: Recorded): JournalSummary {
-  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: pathOf(r.url), route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault }
+  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: pathOf(r.url), route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault, traceId: r.traceId ?? null }
 }
 
 export function entryOf (r: Recorded): JournalEntry {
@@ -162,6 +164,8 @@ export interface JournalOptions {
   verifier: () => TokenVerifier
   /** Called with every entry filed, and what the entry alone does not keep (advisor/observer.ts). */
   observers?: Observer[]
+  /** Counts every request attributed to a partner, journaled or not (the journal may be off): the operator's overview. */
+  activity?: ActivityStore
 }
 
 /**
@@ -169,11 +173,14 @@ export interface JournalOptions {
  * an expired token of its own, its client credentials at the token endpoint) in that partner's journal.
  * It keeps what it is given as cheaply as it can (the hot path pays for it); entryOf() and summaryOf()
  * above redact it for every reader, the token endpoint's tokens are dropped before they are kept.
- * The body of the answer is picked up in onSend on the way.
+ * The body of the answer is picked up in onSend on the way. The same step counts each of those requests in
+ * its partner's activity (the operator's overview), also while the journal is off (SANDBOX_JOURNAL_SIZE=0):
+ * then it files nothing and counts only.
  */
 async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): Promise<void> {
-  const { journals, world, verifier } = opts
+  const { journals, world, verifier, activity } = opts
   const observers = opts.observers ?? []
+  const journaling = journals.maxEntries > 0
   fastify.decorate('journals', journals)
   fastify.decorateRequest('rawBody', null)
   fastify.decorateRequest('sentBody', null)
@@ -181,24 +188,26 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
   fastify.decorateRequest('unjournaled', false)
   fastify.decorateRequest('tokenPartner', null)
   fastify.decorateRequest('operationStatus', 0)
-  if (journals.maxEntries === 0) {
+  if (!journaling && activity === undefined) {
     fastify.decorate('journalFile', () => {})
     return
   }
 
-  // the JSON body as sent: validation coerces the parsed one ("3" to 3), which is not what the client sent
-  const json = fastify.getDefaultJsonParser('error', 'error')
-  fastify.removeContentTypeParser('application/json')
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string
-    json(request, body as string, done)
-  })
+  if (journaling) {
+    // the JSON body as sent: validation coerces the parsed one ("3" to 3), which is not what the client sent
+    const json = fastify.getDefaultJsonParser('error', 'error')
+    fastify.removeContentTypeParser('application/json')
+    fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      request.rawBody = body as string
+      json(request, body as string, done)
+    })
 
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    request.sentBody = payload
-    request.answeredMs = reply.elapsedTime
-    done(null, payload)
-  })
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      request.sentBody = payload
+      request.answeredMs = reply.elapsedTime
+      done(null, payload)
+    })
+  }
 
   // the hot path: every field is a value or a reference the request already holds, but for the request's
   // head without its secrets (see headWithoutSecrets); nothing is formatted here (entryOf and summaryOf do
@@ -207,10 +216,14 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
   // arrivedAt: the same, when it arrived (reply.elapsedTime stops at the answer's end, so Date.now() less it
   // is the arrival only at the end: an entry filed later would seem to have arrived later)
   const record = (request: FastifyRequest, reply: FastifyReply, partnerId: string, status: number, routeUrl: string | undefined, answeredAfter?: number, arrivedAt?: number): void => {
-    const url = request.originalUrl
-    const token = isTokenPath(url)
     const fault = reply.getHeader('sandbox-fault-applied')
     const elapsed = Math.round(reply.elapsedTime * 10) / 10
+    const at = arrivedAt ?? Date.now() - elapsed
+    // an answer that carries Sandbox-Fault-Applied is the sandbox's on purpose: no 5xx of the sandbox's own
+    activity?.count(partnerId, Math.floor(at), status >= 500 && fault === undefined)
+    if (!journaling) return
+    const url = request.originalUrl
+    const token = isTokenPath(url)
     const duration = answeredAfter === undefined ? elapsed : Math.round(answeredAfter * 10) / 10
     const agent = request.tenant?.agentId ?? request.headers['agent-id']
     const body = request.rawBody ?? (request.body === undefined || request.body === null ? null : JSON.stringify(request.body))
@@ -219,7 +232,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       // given by the store
       id: 0,
       requestId: request.id,
-      at: arrivedAt ?? Date.now() - elapsed,
+      at,
       method: request.method,
       url,
       route: token ? TOKEN_PATH : routeUrl === undefined || routeUrl.endsWith('*') ? null : routeUrl,
@@ -227,6 +240,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       status,
       durationMs: duration,
       fault: fault === undefined ? null : String(fault),
+      traceId: traceIdOf(request),
       requestHead: headWithoutSecrets(request.raw.rawHeaders),
       requestBody: keep(body),
       responseHead: responseHead(reply),

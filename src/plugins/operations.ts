@@ -9,6 +9,7 @@ import { EventLoopWatch } from './event-loop-watch.js'
 import type { LogDestination } from './log-stream.js'
 import { refuseConnect } from './socket-errors.js'
 import { randomUuid } from '../uuids.js'
+import { traceIdOf } from '../observe/trace-context.js'
 
 export { clientError } from './socket-errors.js'
 
@@ -74,7 +75,7 @@ export function lazyChildLogger (logger: FastifyBaseLogger, bindings: Bindings, 
 /** What the request line says, kept until the line is written. */
 class RequestLine {
   constructor (readonly time: number, readonly id: string, readonly method: string, readonly url: string,
-    readonly status: number, readonly ms: number, readonly tenant: Tenant | null) {}
+    readonly status: number, readonly ms: number, readonly tenant: Tenant | null, readonly traceId: string | null) {}
 }
 
 class OverloadedError extends SandboxError {
@@ -92,6 +93,13 @@ declare module 'fastify' {
      */
     readiness: { ready: boolean, before: Array<() => Promise<unknown>>, checks: Array<() => Promise<boolean>> }
   }
+}
+
+/** What GET /ready answers (here and on the management port): loaded, not stopping, and every check passing. */
+export async function isReady (readiness: FastifyInstance['readiness'] | undefined): Promise<boolean> {
+  if (readiness === undefined || !readiness.ready) return false
+  await Promise.all(readiness.before.map((load) => load()))
+  return readiness.ready && (await Promise.all(readiness.checks.map((check) => check()))).every(Boolean)
 }
 
 const Health = Type.Object({ status: Type.String() })
@@ -147,11 +155,13 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
       `{"level":30,"time":${r.time}${bindings},"reqId":"${r.id}","method":"${r.method}",` +
       `"url":${JSON.stringify(loggableUrl(r.url))},"statusCode":${r.status},"responseTime":${Math.round(r.ms * 10) / 10}` +
       (r.tenant === null ? '' : `,"partner":${JSON.stringify(r.tenant.partnerId)},"agent":${JSON.stringify(r.tenant.agentId)}`) +
+      // (32 hex digits: nothing to escape)
+      (r.traceId === null ? '' : `,"trace_id":"${r.traceId}"`) +
       ',"msg":"request completed"}\n'
     const defer = stream.defer?.bind(stream) ?? ((f: typeof format, r: RequestLine) => stream.write(f(r)))
     fastify.addHook('onResponse', (request, reply, done) => {
       // (tenant is undefined, not null, on routes outside the token-checked scope)
-      defer(format, new RequestLine(Date.now(), request.id, request.method, request.originalUrl, reply.statusCode, reply.elapsedTime, request.tenant ?? null))
+      defer(format, new RequestLine(Date.now(), request.id, request.method, request.originalUrl, reply.statusCode, reply.elapsedTime, request.tenant ?? null, traceIdOf(request)))
       done()
     })
   }
@@ -170,9 +180,7 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     schema: { hide: true, response: { 200: Health, 503: Health } },
     config: { public: true }
   }, async (_request, reply) => {
-    if (readiness.ready) await Promise.all(readiness.before.map((load) => load()))
-    const up = readiness.ready && (await Promise.all(readiness.checks.map((check) => check()))).every(Boolean)
-    return up ? reply.type(JSON_TYPE).send(UP) : reply.code(503).type(JSON_TYPE).send(OUT_OF_SERVICE)
+    return await isReady(readiness) ? reply.type(JSON_TYPE).send(UP) : reply.code(503).type(JSON_TYPE).send(OUT_OF_SERVICE)
   })
 }
 

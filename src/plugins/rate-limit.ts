@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import { SandboxError } from '../errors.js'
 import type { CounterSubject, WindowCounter } from '../store/counters.js'
+import { NO_METRICS, type Metrics } from '../observe/recorder.js'
 
 /** A 429 of the limiter, in the error shape; Retry-After and the RateLimit headers are set by the limiter. */
 export class RateLimitedError extends SandboxError {
@@ -52,7 +53,8 @@ function sharedStore (counter: WindowCounter): FastifyRateLimitStoreCtor {
  * second holds for the partner across every replica. Register it in the scope of the token-checked routes,
  * after the auth hooks. Off (not registered) when the limit is 0.
  */
-async function partnerRateLimit (fastify: FastifyInstance, opts: { perSecond: number, counter?: WindowCounter }): Promise<void> {
+async function partnerRateLimit (fastify: FastifyInstance, opts: { perSecond: number, counter?: WindowCounter, metrics?: Metrics }): Promise<void> {
+  const metrics = opts.metrics ?? NO_METRICS
   await fastify.register(rateLimit, {
     ...(opts.counter === undefined ? {} : { store: sharedStore(opts.counter) }),
     global: true,
@@ -66,6 +68,7 @@ async function partnerRateLimit (fastify: FastifyInstance, opts: { perSecond: nu
     cache: 10000,
     errorResponseBuilder: (request, context) => {
       held.set(request, Math.min(MAX_HOLD_MS, context.ttl))
+      metrics.rateLimited('api')
       return withoutStack(() => new RateLimitedError(
         request.token === null ? 'this address' : `partner '${request.token.clientId}'`, context.max, Math.max(1, Math.ceil(context.ttl / 1000))))
     }

@@ -17,10 +17,12 @@ import { NamedSnapshots, type NamedSnapshotStore } from '../store/snapshots.js'
 import { CHANGES } from '../store/changes.js'
 import { LocalBackend, World } from '../store/world.js'
 import { RedisBackend } from '../store/redis/backend.js'
-import { connected, redisClient, watchdog, type RedisClient } from '../store/redis/connection.js'
+import { connected, observeCommands, redisClient, watchdog, type RedisClient } from '../store/redis/connection.js'
+import type { Metrics } from '../observe/recorder.js'
 import { RedisKeys } from '../store/redis/keys.js'
 import { defineScripts } from '../store/redis/scripts.js'
 import { RedisNamedSnapshots } from '../store/redis/snapshots.js'
+import type { Spans } from '../observe/spans.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,7 +49,7 @@ declare module 'fastify' {
 interface Shared { client: RedisClient, bulk: RedisClient, keys: RedisKeys, close: () => Promise<void> }
 
 /** Connects to the shared store, or says why not (the start stops: a replica without its state is no use). */
-async function connectShared (config: Config, log: FastifyBaseLogger): Promise<Shared> {
+async function connectShared (config: Config, log: FastifyBaseLogger, metrics: Metrics): Promise<Shared> {
   const connect = async (): Promise<RedisClient> => {
     const client = await redisClient({ url: config.redisUrl!, cluster: config.redisCluster === 1, commandTimeout: config.redisTimeout })
     // errors come back through the commands; without a listener each would also be thrown as an 'error' event
@@ -59,6 +61,7 @@ async function connectShared (config: Config, log: FastifyBaseLogger): Promise<S
       client.disconnect()
       throw new Error(`cannot reach Redis at SANDBOX_REDIS_URL (${redactedUrl(config.redisUrl!)}): ${(err as Error).message}`)
     }
+    observeCommands(client, metrics)
     return client
   }
   const client = await connect()
@@ -85,8 +88,8 @@ function redactedUrl (url: string): string {
  * The data: fixtures and scenarios checked against the API schemas (a file that could not be served
  * stops the start), then the partners from the data dir, or from the start scenario on a first start.
  */
-async function storePlugin (fastify: FastifyInstance, opts: { config: Config }): Promise<void> {
-  const { config } = opts
+async function storePlugin (fastify: FastifyInstance, opts: { config: Config, spans: Spans }): Promise<void> {
+  const { config, spans } = opts
   const validator = lazyValidator(API_SCHEMAS)
   // the files this build already checked skip the schema and rule checks (seed/verified.ts)
   const verified = loadVerified()
@@ -99,9 +102,9 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config }):
   if (!scenarios.has(config.scenario)) {
     throw new ConfigError(`invalid option --scenario / SANDBOX_SCENARIO = "${config.scenario}": expected one of ${scenarios.names().join(', ')}`)
   }
-  const shared = config.redisUrl === undefined ? null : await connectShared(config, fastify.log)
-  const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message))
-  const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log)
+  const shared = config.redisUrl === undefined ? null : await connectShared(config, fastify.log, fastify.metrics)
+  const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message), fastify.metrics, spans)
+  const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log, fastify.metrics, spans)
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend)
   const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed }, prebuilt)
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))

@@ -47,10 +47,24 @@ const CONSOLE_CSP = [
 const require = createRequire(PACKAGE_JSON)
 const CONSOLE_DIR = new URL('console/', ROOT)
 
+/** A page of console/ as the console serves it: never cached, under the console's policy. */
+export function consolePage (file: string): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
+  const page = readFileSync(new URL(file, CONSOLE_DIR))
+  return async (_request, reply) =>
+    await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('content-security-policy', CONSOLE_CSP).send(page)
+}
+
+/** A session cookie of the console: HttpOnly, SameSite=Strict, Secure behind https; an empty value with maxAge 0 ends it. */
+export function sessionCookie (request: FastifyRequest, publicUrl: string, name: string, value: string, maxAge: number): string {
+  const secure = request.protocol === 'https' || publicUrl.startsWith('https:') ? '; Secure' : ''
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`
+}
+
 /** Every file the console page loads: its own, then the library's (read once at start). */
 const FILES: Record<string, { type: string, path: string | URL }> = {
   'console.css': { type: 'text/css; charset=utf-8', path: new URL('console.css', CONSOLE_DIR) },
   'console.js': { type: 'application/javascript; charset=utf-8', path: new URL('console.js', CONSOLE_DIR) },
+  'operator.js': { type: 'application/javascript; charset=utf-8', path: new URL('operator.js', CONSOLE_DIR) },
   'alpine.js': { type: 'application/javascript; charset=utf-8', path: require.resolve('@alpinejs/csp/dist/cdn.min.js') },
   'pico.css': { type: 'text/css; charset=utf-8', path: require.resolve('@picocss/pico/css/pico.min.css') }
 }
@@ -83,15 +97,11 @@ export default async function consoleRoutes (fastify: FastifyInstance, opts: { s
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { sessions, world } = opts
   const files = Object.fromEntries(Object.entries(FILES).map(([name, f]) => [name, { type: f.type, body: readFileSync(f.path) }]))
-  const page = readFileSync(new URL('index.html', CONSOLE_DIR))
   const hidden = { schema: { hide: true }, config: { public: true, journal: false } }
-  const secureCookie = (request: FastifyRequest): string => request.protocol === 'https' || opts.publicUrl.startsWith('https:') ? '; Secure' : ''
-  const cookie = (request: FastifyRequest, value: string, maxAge: number): string =>
-    `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secureCookie(request)}`
+  const cookie = (request: FastifyRequest, value: string, maxAge: number): string => sessionCookie(request, opts.publicUrl, SESSION_COOKIE, value, maxAge)
   const who = (partnerId: string, csrf: string) => ({ partnerId, name: world.partner(partnerId)?.name ?? partnerId, csrfToken: csrf })
 
-  const sendPage = async (_request: FastifyRequest, reply: FastifyReply) =>
-    await reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('content-security-policy', CONSOLE_CSP).send(page)
+  const sendPage = consolePage('index.html')
   app.get('/console', hidden, sendPage)
   app.get('/console/', hidden, sendPage)
   app.get('/console/static/:file', hidden, async (request, reply) => {

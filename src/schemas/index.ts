@@ -15,6 +15,7 @@ import { SANDBOX_CONTROL_SCHEMAS } from './sandbox-controls.js'
 import { SANDBOX_STATE_SCHEMAS } from './sandbox-state.js'
 import { SNAPSHOT_SCHEMAS } from './snapshots.js'
 import { ADVICE_SCHEMAS } from './advice.js'
+import { OVERVIEW_SCHEMAS } from './overview.js'
 
 /** Every schema with an $id, registered once (fastify.addSchema, the standalone validator, the docs). */
 export const API_SCHEMAS: TSchema[] = [
@@ -33,5 +34,6 @@ export const API_SCHEMAS: TSchema[] = [
   ...SANDBOX_CONTROL_SCHEMAS,
   ...JOURNAL_SCHEMAS,
   ...SNAPSHOT_SCHEMAS,
-  ...ADVICE_SCHEMAS
+  ...ADVICE_SCHEMAS,
+  ...OVERVIEW_SCHEMAS
 ]

@@ -22,7 +22,8 @@ const summaryFields = {
   agentId: Type.Union([Type.String(), Type.Null()], { description: 'The Agent-Id header' }),
   status: Type.Integer({ description: 'Status of the answer; 0 when the connection was dropped without one (an injected reset or timeout fault)' }),
   durationMs: Type.Number({ description: 'Milliseconds from arrival to the last byte of the answer' }),
-  fault: Type.Union([Type.String(), Type.Null()], { description: 'The Sandbox-Fault-Applied header of the answer: the injected fault, if any' })
+  fault: Type.Union([Type.String(), Type.Null()], { description: 'The Sandbox-Fault-Applied header of the answer: the injected fault, if any' }),
+  traceId: Type.Union([Type.String({ pattern: '^[0-9a-f]{32}$' }), Type.Null()], { description: "The W3C trace id of the request: its traceparent header's (whether the sandbox traces or not), else, when the sandbox exports traces, the trace of its own span for the request; null when there is none" })
 }
 
 export const JournalSummary = Type.Object(summaryFields, { $id: 'SandboxJournalSummary', title: 'SandboxJournalSummary' })
@@ -47,6 +48,7 @@ const filterFields = {
   route: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', examples: ['/api/customers/{customerId}/messages'], description: 'Route template, e.g. /api/customers/{customerId}/messages' })),
   status: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$|^[1-5]xx$', examples: ['4xx'], description: 'A status (201) or a class (4xx)' })),
   agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 32, examples: ['1001'], description: 'The Agent-Id of the request' })),
+  traceId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{32}$', examples: ['4bf92f3577b34da6a3ce929d0e0e4736'], description: 'The W3C trace id of the request (32 lower-case hex digits): find the requests of one of your traces' })),
   since: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-11-23T08:00:00Z'], description: 'Only requests that arrived at or after this time' })),
   until: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-11-23T18:00:00Z'], description: 'Only requests that arrived before this time' }))
 }

@@ -73,6 +73,9 @@ export function foldInto (folds: readonly Fold[], states: FoldStates, digest: Di
   for (const f of folds) f.step(states[f.name] ??= f.init(), digest)
 }
 
+/** What the operator's overview reads of a partner's states (advisor/index.ts makes it): plain JSON, small. */
+export type Summarise = (states: FoldStates) => unknown
+
 /** Where the folds' states are kept: this process, or Redis. */
 export interface AdvisorStore {
   /** Files a request's digest (the hot path, after the answer: it never waits and never fails the request). */
@@ -83,7 +86,19 @@ export interface AdvisorStore {
   clear: (partnerId: string, folds?: readonly string[]) => void | Promise<void>
   /** A deleted partner: its state goes (with Redis its keys went with it). */
   forget: (partnerId: string) => void
+  /**
+   * The summary of each partner named (the store's summarise of its states, every digest filed before the call
+   * folded in), for the operator's overview of thousands of partners: with Redis it is kept beside the state,
+   * so that a partner with nothing new costs a few bytes, not its whole state.
+   */
+  summaries: (partnerIds: readonly string[]) => Map<string, unknown> | Promise<Map<string, unknown>>
 }
+
+/**
+ * Told of a partner's states after a fold or a clear (the metrics count the advice codes that appear): with the
+ * states before it where the store has them at hand (Redis, at a commit), else the watcher keeps what it saw.
+ */
+export type FoldWatch = (partnerId: string, after: FoldStates, before?: FoldStates) => void
 
 /** Starts the named folds (all when none are named) afresh in states. */
 export function restart (folds: readonly Fold[], states: FoldStates, names?: readonly string[]): void {
@@ -93,12 +108,13 @@ export function restart (folds: readonly Fold[], states: FoldStates, names?: rea
 export class MemoryAdvisorStore implements AdvisorStore {
   private readonly states = new Map<string, FoldStates>()
 
-  constructor (private readonly folds: readonly Fold[]) {}
+  constructor (private readonly folds: readonly Fold[], private readonly summarise: Summarise, private readonly watch?: FoldWatch) {}
 
   add (partnerId: string, digest: Digest): void {
     let states = this.states.get(partnerId)
     if (states === undefined) this.states.set(partnerId, states = initialStates(this.folds))
     foldInto(this.folds, states, digest)
+    this.watch?.(partnerId, states)
   }
 
   read (partnerId: string): FoldStates {
@@ -107,10 +123,23 @@ export class MemoryAdvisorStore implements AdvisorStore {
 
   clear (partnerId: string, names?: readonly string[]): void {
     const states = this.states.get(partnerId)
-    if (states !== undefined) restart(this.folds, states, names)
+    if (states === undefined) return
+    restart(this.folds, states, names)
+    this.watch?.(partnerId, states)
   }
 
   forget (partnerId: string): void {
     this.states.delete(partnerId)
+  }
+
+  summaries (partnerIds: readonly string[]): Map<string, unknown> {
+    // (most partners of a large sandbox have sent nothing since a reset: one summary of the initial states for all of them)
+    let none: unknown
+    return new Map(partnerIds.map((id) => {
+      const states = this.states.get(id)
+      if (states !== undefined) return [id, this.summarise(states)]
+      none ??= this.summarise(initialStates(this.folds))
+      return [id, none]
+    }))
   }
 }

@@ -3,14 +3,21 @@ import type { FastifyRequest } from 'fastify'
 
 /*
  * The partner console's sign-ins (routes/console.ts): a random id per session, naming a partner, with the
- * CSRF value its page sends back. Kept in this process, or in Redis (store/redis/console-sessions.ts).
+ * CSRF value its page sends back. Kept in this process, or in Redis (store/redis/console-sessions.ts). The
+ * operator's console (routes/operator-console.ts) keeps its sign-ins apart: a store and a cookie of their own.
  */
 
 export const SESSION_COOKIE = 'sandbox_console'
+export const OPERATOR_COOKIE = 'sandbox_operator'
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000
 const MAX_SESSIONS = 10_000
 
-export interface Session { partnerId: string, csrf: string, expires: number }
+export interface Session {
+  /** The partner it stands for; an operator's session: the fingerprint of the operator token it was opened with. */
+  partnerId: string
+  csrf: string
+  expires: number
+}
 
 /** Where console sessions are kept: in this process, or in Redis so that every replica knows them. */
 export interface ConsoleSessionStore {
@@ -41,9 +48,13 @@ export class MemoryConsoleSessions implements ConsoleSessionStore {
   }
 }
 
-/** Console sign-ins: a random id per session, kept in a store (ConsoleSessionStore). */
+/** Console sign-ins: a random id per session, kept in a store (ConsoleSessionStore), sent in a cookie of this name. */
 export class ConsoleSessions {
-  constructor (private readonly store: ConsoleSessionStore = new MemoryConsoleSessions()) {}
+  private readonly pattern: RegExp
+
+  constructor (private readonly store: ConsoleSessionStore = new MemoryConsoleSessions(), readonly cookie = SESSION_COOKIE) {
+    this.pattern = new RegExp(`(?:^|;\\s*)${cookie}=([A-Za-z0-9_-]{43})(?:;|$)`)
+  }
 
   async create (partnerId: string): Promise<{ id: string, session: Session }> {
     const id = randomBytes(32).toString('base64url')
@@ -56,7 +67,7 @@ export class ConsoleSessions {
   of (request: FastifyRequest): { id: string, session: Session } | undefined | Promise<{ id: string, session: Session } | undefined> {
     const cookie = request.headers.cookie
     if (cookie === undefined) return undefined
-    const m = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([A-Za-z0-9_-]{43})(?:;|$)`).exec(cookie)
+    const m = this.pattern.exec(cookie)
     if (m === null) return undefined
     const id = m[1]
     const found = (session: Session | undefined) => session === undefined || session.expires <= Date.now() ? undefined : { id, session }

@@ -22,8 +22,8 @@ export interface LockKey { partnerId: string, name: string }
 /** Failures in a row and locks (the policy, when to count and how long to lock, is the Lockout's). */
 export interface LockoutStore {
   isLocked: (key: LockKey) => boolean | Promise<boolean>
-  /** Counts a failure, unless locked; the maxFailures-th in a row locks for lockMs (and starts the count again). */
-  failed: (key: LockKey, maxFailures: number, lockMs: number) => void | Promise<void>
+  /** Counts a failure, unless locked; the maxFailures-th in a row locks for lockMs (and starts the count again): true then. */
+  failed: (key: LockKey, maxFailures: number, lockMs: number) => boolean | Promise<boolean>
   /** A success: the failures in a row start again. */
   succeeded: (key: LockKey) => void | Promise<void>
 }
@@ -65,18 +65,19 @@ export class MemoryLockouts implements LockoutStore {
     return false
   }
 
-  failed (key: LockKey, maxFailures: number, lockMs: number): void {
+  failed (key: LockKey, maxFailures: number, lockMs: number): boolean {
     const k = lockKeyText(key)
-    if (this.locked(k)) return
+    if (this.locked(k)) return false
     const count = (this.failures.get(k) ?? 0) + 1
     if (count < maxFailures) {
       this.failures.set(k, count)
-      return
+      return false
     }
     this.failures.delete(k)
     this.lockedUntil.set(k, Date.now() + lockMs)
     // bounded: entries of long-gone locks are dropped when the map grows
     if (this.lockedUntil.size > 10_000) for (const old of this.lockedUntil.keys()) this.locked(old)
+    return true
   }
 
   succeeded (key: LockKey): void {

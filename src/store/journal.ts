@@ -67,6 +67,8 @@ export interface Recorded {
   status: number
   durationMs: number
   fault: string | null
+  /** The trace of the request (observe/trace-context.ts); absent in entries kept by an older version (Redis). */
+  traceId?: string | null
   requestHead: RecordedHead
   requestBody: RecordedBody
   responseHead: RecordedHead
@@ -130,6 +132,7 @@ export function matcher (f: JournalFilter): (e: Recorded) => boolean {
     if (route !== undefined && e.route !== route) return false
     if (status !== undefined && (e.status < status.min || e.status > status.max)) return false
     if (f.agentId !== undefined && e.agentId !== f.agentId) return false
+    if (f.traceId !== undefined && e.traceId !== f.traceId) return false
     if (e.at < since || e.at >= until) return false
     return f.bodyContains === undefined || (bodyText(e.requestBody)?.includes(f.bodyContains) ?? false)
   }

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { open, unlink, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { Low, type Adapter } from 'lowdb'
 import type { Partner } from './partner.js'
+import type { Metrics } from '../observe/recorder.js'
 import { encodeRecord, logHeader } from './partner-log.js'
 import { diff, freeze, viewOf, type FrozenPartner, type PartnerView } from './partner-view.js'
 import type { PartnerSnapshot } from './records.js'
@@ -78,7 +80,8 @@ export class PartnerFile {
     private state: FileState,
     private readonly compactBytes: number,
     private readonly opened: (file: PartnerFile) => void,
-    private readonly report: (message: string) => void
+    private readonly report: (message: string) => void,
+    private readonly metrics: Pick<Metrics, 'on' | 'dataDirWrite' | 'dataDirWriteFailed'>
   ) {}
 
   get snapshotPath (): string {
@@ -125,8 +128,10 @@ export class PartnerFile {
     this.scheduled = false
     const batch = this.waiting
     this.waiting = []
+    const start = this.metrics.on ? performance.now() : 0
     try {
       const partner = this.partner!
+      let wrote = true
       if (this.view === undefined || this.view.partner !== partner) {
         // a partner new or replaced as a whole: its snapshot is the change
         await this.compaction
@@ -134,13 +139,16 @@ export class PartnerFile {
         await this.snapshot(freeze(this.view))
       } else {
         const ops = diff(this.view)
-        if (ops.length > 0) await this.append(JSON.stringify(ops))
+        wrote = ops.length > 0
+        if (wrote) await this.append(JSON.stringify(ops))
       }
+      if (wrote && this.metrics.on) this.metrics.dataDirWrite((performance.now() - start) / 1000)
       for (const w of batch) w.resolve()
     } catch (err) {
       // what reached the disk is unknown: the next batch writes a whole snapshot
       this.view = undefined
       this.closeLog()
+      this.metrics.dataDirWriteFailed()
       for (const w of batch) w.reject(err as Error)
     }
   }

@@ -1,10 +1,12 @@
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Partner } from './partner.js'
+import { NO_METRICS, type Metrics } from '../observe/recorder.js'
 import { PartnerFile, type FileState, type StoredSnapshot } from './partner-file.js'
 import { applyOps, parseLog } from './partner-log.js'
 import { PARTNER_FILE_FORMAT, type AgentSnapshot, type PartnerSnapshot } from './records.js'
 import type { Persistence } from './world.js'
+import { NO_SPANS, SPAN, traced, type Spans } from '../observe/spans.js'
 
 /*
  * Durable store (SANDBOX_DATA_DIR): per partner a snapshot (a lowdb JSON file, <id>.json) and a change
@@ -115,15 +117,19 @@ export class FilePersistence implements Persistence {
   private readonly open = new Set<PartnerFile>()
   private readonly dir: string
 
-  /** `report`: what the operator must hear of (a failed background compaction); the store plugin logs it as an error. */
-  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}) {
+  /**
+   * `report`: what the operator must hear of (a failed background compaction); the store plugin logs it as an error.
+   * `metrics`: each batch's commit is timed (sandbox_datadir_write_duration_seconds), each failed one counted.
+   * `spans`: a request's wait for its batch to be on disk is a span of its trace (observe/spans.ts).
+   */
+  constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}, private readonly metrics: Metrics = NO_METRICS, private readonly spans: Spans = NO_SPANS) {
     this.dir = join(dataDir, 'partners')
     mkdirSync(this.dir, { recursive: true, mode: 0o700 })
   }
 
   private file (id: string, state: FileState = { generation: 0, logBytes: 0, snapshotBytes: 0, oldestLog: 0 }): PartnerFile {
     let f = this.files.get(id)
-    if (f === undefined) this.files.set(id, f = new PartnerFile(this.dir, id, state, this.compactBytes, (file) => this.opened(file), this.report))
+    if (f === undefined) this.files.set(id, f = new PartnerFile(this.dir, id, state, this.compactBytes, (file) => this.opened(file), this.report, this.metrics))
     return f
   }
 
@@ -179,7 +185,7 @@ export class FilePersistence implements Persistence {
   }
 
   commit (partner: Partner): Promise<void> {
-    return this.file(partner.id).commit(partner)
+    return traced(this.spans.span(SPAN.dataDirWrite, { 'sandbox.partner': partner.id }), this.file(partner.id).commit(partner))
   }
 
   async remove (partnerId: string): Promise<void> {

@@ -42,6 +42,16 @@ export interface ChangeContext {
   agent: (agentId: string) => AgentStore
 }
 
+/** What the operator's overview names a partner by: read for every partner without loading any of them. */
+export interface PartnerCard {
+  id: string
+  name: string
+  /** Registered through the operator's endpoint (else a partner of a scenario). */
+  registered: boolean
+}
+
+export const cardOf = (p: Partner): PartnerCard => ({ id: p.id, name: p.name, registered: p.registered })
+
 export type ApplyChange = (ctx: ChangeContext, args: never) => unknown
 
 /** Every change the store knows, by name (store/changes.ts lists them). */
@@ -67,6 +77,8 @@ export interface StateBackend {
   putPartner: (world: World, snapshot: PartnerSnapshot, mode: 'new' | 'if-absent') => Promise<Partner>
   /** Every partner id of the sandbox (the operator's list, a reset of everything). */
   partnerIds: (world: World) => string[] | Promise<string[]>
+  /** Every partner's card, by id (the operator's overview of thousands of partners: no partner is loaded for it). */
+  partnerCards: (world: World) => PartnerCard[] | Promise<PartnerCard[]>
   /** The guarantee of that id, whichever partner owns it (spec 4.13 is public), with its owner current. */
   findGuarantee: (world: World, guaranteeId: string) => Guarantee | undefined | Promise<Guarantee | undefined>
   /** Takes guarantee ids for a partner sandbox-wide: 409 if another partner holds one (none is taken then). */
@@ -78,6 +90,8 @@ export interface StateBackend {
   /** A partner and everything it has, gone for good. */
   removePartner: (world: World, partnerId: string) => Promise<void>
   close: () => Promise<void>
+  /** How many partners this process holds besides the shared store (replicas only; for the metrics). */
+  partnersHeld?: () => number
 }
 
 /**
@@ -129,6 +143,10 @@ export class LocalBackend implements StateBackend {
 
   partnerIds (world: World): string[] {
     return [...world.partners.keys()]
+  }
+
+  partnerCards (world: World): PartnerCard[] {
+    return [...world.partners.values()].map(cardOf)
   }
 
   findGuarantee (world: World, guaranteeId: string): Guarantee | undefined {
@@ -238,6 +256,11 @@ export class World {
 
   ownerOfAgent (agentId: string): Partner | undefined {
     return this.agentOwner.get(agentId)
+  }
+
+  /** See StateBackend.partnerCards. */
+  partnerCards (): PartnerCard[] | Promise<PartnerCard[]> {
+    return this.backend.partnerCards(this)
   }
 
   /** See StateBackend.findClient. */

@@ -162,6 +162,8 @@ export async function startReplica (t: Test, opts: ReplicaOptions): Promise<Repl
         SANDBOX_MAX_EVENT_LOOP_DELAY: '60000',
         // as behind any load balancer: serve on while its health checks (every 250 ms, two failures) see /ready fail
         SANDBOX_SHUTDOWN_DRAIN: '1500',
+        // the management port (metrics) on a free port; the banner says which
+        SANDBOX_MANAGEMENT_PORT: '0',
         ...opts.env
       },
       stdio: ['ignore', 'pipe', 'pipe']
@@ -236,15 +238,7 @@ export async function startHaproxy (t: Test, port: number, replicas: Replica[]):
 }
 
 /** A client_credentials token (any replica can issue it; every replica accepts it). */
-export async function token (base: string, clientId = 'partner-a', secret = `${clientId}-secret`): Promise<string> {
-  const res = await fetch(`${base}/auth/realms/sandbox/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials'
-  })
-  if (res.status !== 200) throw new Error(`token from ${base}: ${res.status} ${await res.text()}`)
-  return ((await res.json()) as { access_token: string }).access_token
-}
+export { token } from '../calls.js'
 
 /** fetch with the token and Agent-Id, JSON in and out. */
 export async function call (base: string, tok: string, method: string, path: string, body?: unknown, agentId = '1001'): Promise<{ status: number, json: any, headers: Headers }> {

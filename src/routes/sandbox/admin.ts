@@ -6,17 +6,26 @@ import { errorResponses, ref } from '../../schemas/common.js'
 import { Type } from '@sinclair/typebox'
 import { ClientIdParam, PartnerList, RegisterPartnerRequest, RegisteredPartner, ResetRequest } from '../../schemas/sandbox.js'
 import { partnerSummary } from '../../seed/summaries.js'
-import { ADMIN_SECURITY } from './shared.js'
+import overview from './overview.js'
+import { ADMIN_SECURITY, adminDisabled } from './shared.js'
 
-/** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time. */
-export default async function adminControl (fastify: FastifyInstance, opts: { adminToken?: string, tokenUrl: string }): Promise<void> {
+export interface AdminOptions {
+  adminToken?: string
+  tokenUrl: string
+  observing: boolean
+  /** Whether the request comes with an operator console session (routes/operator-console.ts) in place of the token. */
+  operatorSession?: (request: FastifyRequest) => Promise<boolean>
+}
+
+/** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time, or an operator console session. */
+export default async function adminControl (fastify: FastifyInstance, opts: AdminOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { control } = fastify
 
   fastify.addHook('onRequest', async (request: FastifyRequest) => {
-    if (opts.adminToken === undefined) {
-      throw new SandboxError('SANDBOX_ERR_ADMIN_DISABLED', 'Operator endpoints are disabled: start the sandbox with SANDBOX_ADMIN_TOKEN (or --admin-token) set to a secret of at least 16 characters')
-    }
+    if (opts.adminToken === undefined) throw adminDisabled()
+    // (a partner's console session is no operator's: only the operator console's cookie is looked at)
+    if (opts.operatorSession !== undefined && await opts.operatorSession(request)) return
     const m = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
     if (m === null || !sameSecret(m[1], opts.adminToken)) {
       throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Operator endpoints need Authorization: Bearer <SANDBOX_ADMIN_TOKEN>', [], { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
@@ -72,4 +81,6 @@ export default async function adminControl (fastify: FastifyInstance, opts: { ad
     await control.deletePartner(request.params.clientId)
     return await reply.code(204).send(null)
   })
+
+  await fastify.register(overview, { observing: opts.observing })
 }

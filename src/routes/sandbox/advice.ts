@@ -1,15 +1,22 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
+import type { Advisor } from '../../advisor/index.js'
 import { findingsOf, type AdviceState } from '../../advisor/advice.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { Advice } from '../../schemas/advice.js'
 import { PARTNER_SECURITY, partnerOf } from './shared.js'
 
+/** A partner's advice as GET /__sandbox/advice answers it (the partner's own route and the operator's). */
+export async function adviceOf (advisor: Pick<Advisor, 'store' | 'thresholds'>, partnerId: string, observing: boolean): Promise<Static<typeof Advice>> {
+  const state = (await advisor.store.read(partnerId)).advice as AdviceState
+  return { observing, requests: state.requests, findings: findingsOf(state, advisor.thresholds) }
+}
+
 /** The integration advisor's findings about the partner's own traffic (issue 29; docs/advisor.md). */
 export default async function adviceControl (fastify: FastifyInstance, opts: { observing: boolean }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { store, thresholds } = fastify.advisor
+  const { store } = fastify.advisor
   const tags = ['sandbox advice']
   const config = { partnerOnly: true }
 
@@ -26,10 +33,7 @@ export default async function adviceControl (fastify: FastifyInstance, opts: { o
       response: { 200: ref(Advice), ...errorResponses(401) }
     },
     config
-  }, async (request) => {
-    const state = (await store.read(partnerOf(request))).advice as AdviceState
-    return { observing: opts.observing, requests: state.requests, findings: findingsOf(state, thresholds) }
-  })
+  }, async (request) => await adviceOf(fastify.advisor, partnerOf(request), opts.observing))
 
   app.delete('/advice', {
     schema: {

@@ -10,3 +10,7 @@ export function partnerOf (request: FastifyRequest): string {
 // bearerAuth first: converters and client generators use the first requirement only
 export const PARTNER_SECURITY: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sandboxOAuth: [] }]
 export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ adminToken: [] }]
+
+/** The operator endpoints and console without SANDBOX_ADMIN_TOKEN: 403, saying how to enable them. */
+export const adminDisabled = (): SandboxError => new SandboxError('SANDBOX_ERR_ADMIN_DISABLED',
+  'Operator endpoints are disabled: start the sandbox with SANDBOX_ADMIN_TOKEN (or --admin-token) set to a secret of at least 16 characters')

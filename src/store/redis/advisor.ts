@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Result } from 'ioredis'
-import { foldInto, initialStates, restart, type AdvisorStore, type Digest, type Fold, type FoldStates } from '../advisor.js'
+import { foldInto, initialStates, restart, type AdvisorStore, type Digest, type Fold, type FoldStates, type FoldWatch, type Summarise } from '../advisor.js'
 import { OutageLog, TurnBatches, asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 
@@ -47,24 +47,38 @@ for _, d in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do out[#out + 1] = d en
 return out
 `
 
-/** KEYS: state, digests, the partner's head. ARGV: the version read, the new state, digests folded. Answers 1, or 0 when another replica committed first. */
+/**
+ * KEYS: state, digests, the partner's head. ARGV: the version read, the new state, digests folded, the new
+ * state's summary. Answers 1, or 0 when another replica committed first.
+ */
 const COMMIT = `
 if redis.call('EXISTS', KEYS[3]) == 0 then return 1 end
 if (redis.call('HGET', KEYS[1], 'v') or '0') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[1]) + 1, 'state', ARGV[2])
+redis.call('HSET', KEYS[1], 'v', tonumber(ARGV[1]) + 1, 'state', ARGV[2], 'summary', ARGV[4])
 redis.call('LTRIM', KEYS[2], tonumber(ARGV[3]), -1)
 return 1
+`
+
+/**
+ * KEYS: state, digests. Answers the summary of the state as committed ('' for none: no state, or one committed
+ * by a version without summaries), whether there is a state (1 or 0), and how many digests are pending.
+ */
+const SUMMARY = `
+local h = redis.call('HMGET', KEYS[1], 'v', 'summary')
+return { h[2] or '', h[1] and 1 or 0, redis.call('LLEN', KEYS[2]) }
 `
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     sandboxAdvisorAdd: (digests: string, state: string, partnerHead: string, most: number, ...digest: string[]) => Result<number, Context>
     sandboxAdvisorRead: (state: string, digests: string) => Result<string[], Context>
-    sandboxAdvisorCommit: (state: string, digests: string, partnerHead: string, version: string, json: string, folded: number) => Result<number, Context>
+    sandboxAdvisorCommit: (state: string, digests: string, partnerHead: string, version: string, json: string, folded: number, summary: string) => Result<number, Context>
+    sandboxAdvisorSummary: (state: string, digests: string) => Result<[string, number, number], Context>
   }
 }
 
-interface Folded { version: string, states: FoldStates, folded: number }
+/** A fold of the stored states and the pending digests: `json` is the stored states it started from. */
+interface Folded { version: string, json: string, states: FoldStates, folded: number }
 
 export class RedisAdvisorStore implements AdvisorStore {
   private readonly folding = new Set<string>()
@@ -75,12 +89,15 @@ export class RedisAdvisorStore implements AdvisorStore {
     private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly folds: readonly Fold[],
-    log: Pick<FastifyBaseLogger, 'error' | 'info'>
+    private readonly summarise: Summarise,
+    log: Pick<FastifyBaseLogger, 'error' | 'info'>,
+    private readonly watch?: FoldWatch
   ) {
     this.outage = new OutageLog(log, 'the advisor cannot reach Redis: requests are not counted in its findings until it is back', 'the advisor reaches Redis again')
     client.defineCommand('sandboxAdvisorAdd', { numberOfKeys: 3, lua: ADD })
     client.defineCommand('sandboxAdvisorRead', { numberOfKeys: 2, lua: READ })
     client.defineCommand('sandboxAdvisorCommit', { numberOfKeys: 3, lua: COMMIT })
+    client.defineCommand('sandboxAdvisorSummary', { numberOfKeys: 2, lua: SUMMARY })
   }
 
   add (partnerId: string, digest: Digest): void {
@@ -108,12 +125,16 @@ export class RedisAdvisorStore implements AdvisorStore {
     const [version, json, ...digests] = await this.client.sandboxAdvisorRead(this.keys.advisorState(partnerId), this.keys.advisorDigests(partnerId))
     const states = json === '' ? initialStates(this.folds) : JSON.parse(json) as FoldStates
     for (const d of digests) foldInto(this.folds, states, JSON.parse(d) as Digest)
-    return { version, states, folded: digests.length }
+    return { version, json, states, folded: digests.length }
   }
 
   private async commit (partnerId: string, f: Folded): Promise<boolean> {
     const k = this.keys
-    return await this.client.sandboxAdvisorCommit(k.advisorState(partnerId), k.advisorDigests(partnerId), k.head(partnerId), f.version, JSON.stringify(f.states), f.folded) === 1
+    const summary = JSON.stringify(this.summarise(f.states))
+    const committed = await this.client.sandboxAdvisorCommit(k.advisorState(partnerId), k.advisorDigests(partnerId), k.head(partnerId), f.version, JSON.stringify(f.states), f.folded, summary) === 1
+    // once per change, whichever replica commits it: what it changed from is what it read
+    if (committed && this.watch !== undefined) this.watch(partnerId, f.states, f.json === '' ? initialStates(this.folds) : JSON.parse(f.json) as FoldStates)
+    return committed
   }
 
   /** Folds, changes and commits, again while another replica commits first. */
@@ -151,5 +172,24 @@ export class RedisAdvisorStore implements AdvisorStore {
   /** The partner's keys went with it (RedisBackend.removePartner, keys.allOf). */
   forget (partnerId: string): void {
     this.batches.drop(partnerId)
+  }
+
+  /** The summary kept beside each state; a partner with digests pending (or a state without one) is folded first, as read() does. */
+  async summaries (partnerIds: readonly string[]): Promise<Map<string, unknown>> {
+    const k = this.keys
+    try {
+      const kept = await Promise.all(partnerIds.map(async (id) => await this.client.sandboxAdvisorSummary(k.advisorState(id), k.advisorDigests(id))))
+      const out = new Map<string, unknown>()
+      let none: unknown
+      await Promise.all(partnerIds.map(async (id, i) => {
+        const [summary, hasState, pending] = kept[i]
+        if (pending === 0 && summary !== '') out.set(id, JSON.parse(summary))
+        else if (pending === 0 && hasState === 0) out.set(id, none ??= this.summarise(initialStates(this.folds)))
+        else out.set(id, this.summarise(await this.read(id)))
+      }))
+      return out
+    } catch (err) {
+      throw asStoreError(err)
+    }
   }
 }

@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto'
 import { SandboxError } from '../../errors.js'
 import type { Partner } from '../partner.js'
 import type { Guarantee, PartnerSnapshot } from '../records.js'
-import type { Change, StateBackend, World } from '../world.js'
+import { NO_METRICS, type Metrics } from '../../observe/recorder.js'
+import { cardOf, type Change, type PartnerCard, type StateBackend, type World } from '../world.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 import { PartnerReplica } from './replica.js'
+import { NO_SPANS, type Spans } from '../../observe/spans.js'
 
 /*
  * The partners' state shared by replicas through Redis (SANDBOX_REDIS_URL; design.md "Many replicas, one
@@ -28,6 +30,9 @@ function numberOfGuarantee (id: string): string | undefined {
   return /^[1-9][0-9]*$/.test(id) && id.length > 9 ? id.slice(0, -9) : undefined
 }
 
+/** A partner's card as the cards hash keeps it (its id is the field). */
+const cardText = (p: { name: string, registered: boolean }): Omit<PartnerCard, 'id'> => ({ name: p.name, registered: p.registered })
+
 export class RedisBackend implements StateBackend {
   private readonly replicas = new Map<string, PartnerReplica>()
   private readonly compacting = new Set<string>()
@@ -36,8 +41,14 @@ export class RedisBackend implements StateBackend {
   constructor (
     readonly client: RedisClient,
     readonly keys: RedisKeys,
-    private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void }
+    private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void },
+    private readonly metrics: Metrics = NO_METRICS,
+    private readonly spans: Spans = NO_SPANS
   ) {}
+
+  partnersHeld (): number {
+    return this.replicas.size
+  }
 
   private replica (world: World, partnerId: string): PartnerReplica {
     let r = this.replicas.get(partnerId)
@@ -45,6 +56,8 @@ export class RedisBackend implements StateBackend {
       r = new PartnerReplica(partnerId, world, {
         client: this.client,
         keys: this.keys,
+        metrics: this.metrics,
+        spans: this.spans,
         grown: (replica, logBytes, snapBytes) => this.grown(replica, logBytes, snapBytes),
         report: (message, err) => this.log.debug({ err }, message),
         gone: (replica) => { if (this.replicas.get(replica.partnerId) === replica) this.replicas.delete(replica.partnerId) }
@@ -71,7 +84,8 @@ export class RedisBackend implements StateBackend {
       await this.claimGuarantees(world, id, snapshot.guarantees.map((g) => g.guaranteeId))
       const created = await this.client.sandboxCreate(this.keys.head(id), this.keys.log(id), this.keys.snap(id), randomBytes(8).toString('hex'), JSON.stringify(snapshot))
       if (created === 0 && mode === 'new') throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${id} is taken`)
-      await this.client.multi().hset(this.keys.partners, id, String(snapshot.number)).hset(this.keys.numbers, String(snapshot.number), id).exec()
+      await this.client.multi().hset(this.keys.partners, id, String(snapshot.number)).hset(this.keys.numbers, String(snapshot.number), id)
+        .hset(this.keys.cards, id, JSON.stringify(cardText(snapshot))).exec()
     } catch (err) {
       throw asStoreError(err)
     }
@@ -89,7 +103,7 @@ export class RedisBackend implements StateBackend {
       await this.client.sandboxRelease(this.keys.clients, partnerId, ...await this.clientsOf(partnerId))
       if (claimed.length > 0) await this.client.sandboxRelease(this.keys.guarantees, partnerId, ...claimed)
       if (number !== null && number !== undefined) await this.client.sandboxRelease(this.keys.numbers, partnerId, String(number))
-      await this.client.hdel(this.keys.partners, partnerId)
+      await this.client.multi().hdel(this.keys.cards, partnerId).hdel(this.keys.partners, partnerId).exec()
     } catch (err) {
       throw asStoreError(err)
     }
@@ -111,6 +125,33 @@ export class RedisBackend implements StateBackend {
     } catch (err) {
       throw asStoreError(err)
     }
+  }
+
+  async partnerCards (world: World): Promise<PartnerCard[]> {
+    let ids: string[]
+    let cards: Record<string, string>
+    try {
+      // (one pipeline: both in the sandbox-wide slot)
+      [ids, cards] = await Promise.all([this.client.hkeys(this.keys.partners), this.client.hgetall(this.keys.cards)])
+      ids.sort()
+    } catch (err) {
+      throw asStoreError(err)
+    }
+    const out: PartnerCard[] = []
+    for (const id of ids) {
+      const card = cards[id]
+      if (card !== undefined) {
+        out.push({ id, ...JSON.parse(card) as Omit<PartnerCard, 'id'> })
+        continue
+      }
+      // a partner made by a version without cards: read once, and its card written for the next time
+      await this.sync(world, id)
+      const partner = world.partner(id)
+      if (partner === undefined) continue
+      out.push(cardOf(partner))
+      await this.client.hset(this.keys.cards, id, JSON.stringify(cardText(partner))).catch(() => {})
+    }
+    return out
   }
 
   async findClient (world: World, clientId: string): Promise<string | undefined> {

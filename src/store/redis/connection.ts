@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis'
 import { SandboxError } from '../../errors.js'
+import type { Metrics } from '../../observe/recorder.js'
 
 /*
  * The connection to Redis (or Valkey) that replicas share their state through (SANDBOX_REDIS_URL). One
@@ -98,6 +100,33 @@ export function watchdog (client: RedisClient, timeout: number, dropped: (node: 
   }, WATCHDOG_MS)
   every.unref()
   return () => clearInterval(every)
+}
+
+/** A command as ioredis sends it. */
+interface SentCommand { name: string, args: unknown[], promise: Promise<unknown> }
+
+/**
+ * Times every command the client sends, to its answer or failure (sandbox_redis_command_duration_seconds,
+ * sandbox_redis_errors_total). A script (EVALSHA) is named by the name it was defined with (sandboxSync ...).
+ * Nothing is wrapped while the metrics are off.
+ */
+export function observeCommands (client: RedisClient, metrics: Metrics): void {
+  if (!metrics.on) return
+  const scripts = client as unknown as { scriptsSet: Record<string, { sha: string }> }
+  const names = new Map<string, string>()
+  const scriptName = (sha: unknown): string => {
+    if (!names.has(String(sha))) for (const [name, script] of Object.entries(scripts.scriptsSet ?? {})) names.set(script.sha, name)
+    return names.get(String(sha)) ?? 'evalsha'
+  }
+  const target = client as unknown as { sendCommand: (command: SentCommand, ...rest: unknown[]) => unknown }
+  const send = target.sendCommand.bind(client)
+  target.sendCommand = (command, ...rest) => {
+    const start = performance.now()
+    const name = command.name === 'evalsha' ? scriptName(command.args[0]) : command.name
+    const seconds = (): number => (performance.now() - start) / 1000
+    command.promise.then(() => metrics.redisCommand(name, seconds(), false), () => metrics.redisCommand(name, seconds(), true))
+    return send(command, ...rest)
+  }
 }
 
 /** Whether the client can take commands now (a connection up and, for a cluster, its slots known). */

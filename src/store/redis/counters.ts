@@ -88,9 +88,9 @@ export class RedisLockouts implements LockoutStore {
     }
   }
 
-  async failed (key: LockKey, maxFailures: number, lockMs: number): Promise<void> {
+  async failed (key: LockKey, maxFailures: number, lockMs: number): Promise<boolean> {
     try {
-      await this.client.sandboxFailed(this.failuresKey(key), this.lockKey(key), maxFailures, lockMs, Math.max(FAILURES_KEPT_MS, lockMs))
+      return await this.client.sandboxFailed(this.failuresKey(key), this.lockKey(key), maxFailures, lockMs, Math.max(FAILURES_KEPT_MS, lockMs)) === 1
     } catch (err) {
       throw asStoreError(err)
     }

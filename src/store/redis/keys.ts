@@ -35,6 +35,8 @@ export class RedisKeys {
   advisorDigests (partnerId: string): string { return this.partnerKey(partnerId, 'advisor-digests') }
   /** A hash: the advisor state (its folds' states as JSON) and its version (v, for compare-and-set). */
   advisorState (partnerId: string): string { return this.partnerKey(partnerId, 'advisor-state') }
+  /** A hash: the partner's requests and the 5xx the sandbox did not inject, per hourly bucket, and its latest arrival (store/redis/activity.ts). */
+  activity (partnerId: string): string { return this.partnerKey(partnerId, 'activity') }
   /** A counter of the partner's own (rate limits, lockouts). */
   counter (partnerId: string, name: string): string { return this.partnerKey(partnerId, `count:${name}`) }
 
@@ -42,11 +44,13 @@ export class RedisKeys {
   allOf (partnerId: string): string[] {
     return [this.head(partnerId), this.snap(partnerId), this.log(partnerId), this.compacting(partnerId), this.namedSnapshots(partnerId),
       this.namedSnapshotInfo(partnerId), this.journal(partnerId), this.journalHead(partnerId),
-      this.journalSizes(partnerId), this.claims(partnerId), this.advisorDigests(partnerId), this.advisorState(partnerId)]
+      this.journalSizes(partnerId), this.claims(partnerId), this.advisorDigests(partnerId), this.advisorState(partnerId), this.activity(partnerId)]
   }
 
   /** A console session (expires with it). */
   consoleSession (id: string): string { return `${this.prefix}:console:${id}` }
+  /** An operator's console session (expires with it): never read as a partner's. */
+  operatorSession (id: string): string { return `${this.prefix}:operator-console:${id}` }
 
   /** A counter of a client address (token requests without a verified client, rate limits without a token). */
   addressCounter (address: string, name: string): string { return `${this.prefix}:{address:${address}}:count:${name}` }
@@ -63,6 +67,8 @@ export class RedisKeys {
 
   /** partner id -> its number, for every partner. */
   get partners (): string { return this.global('partners') }
+  /** partner id -> its card as JSON (name, registered): the operator's overview names partners without loading them. */
+  get cards (): string { return this.global('cards') }
   /** client id (partners' and their public clients') -> partner id. */
   get clients (): string { return this.global('clients') }
   /** hand-picked guarantee id -> partner id (an assigned one names its partner by its number). */

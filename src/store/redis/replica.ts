@@ -1,9 +1,12 @@
+import { performance } from 'node:perf_hooks'
 import { notFound } from '../../errors.js'
+import type { Metrics } from '../../observe/recorder.js'
 import type { PartnerSnapshot } from '../records.js'
 import type { Change, World } from '../world.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 import type { Entry, SyncReply } from './scripts.js'
+import { SPAN, traced, type Spans } from '../../observe/spans.js'
 
 /*
  * One partner as this replica holds it: the state of the partner's snapshot in Redis with the log's changes
@@ -33,6 +36,10 @@ function decode (partnerId: string, text: string): Change {
 export interface ReplicaHost {
   client: RedisClient
   keys: RedisKeys
+  /** A request's wait for its round is a span of its trace (observe/spans.ts). */
+  spans: Spans
+  /** sandbox_redis_round_wait_seconds: how long each request waited for its round. */
+  metrics: Metrics
   /** After a round, the log's size against the snapshot's: the host may write a new snapshot. */
   grown: (replica: PartnerReplica, logBytes: number, snapBytes: number) => void
   /** A change of another replica that failed here too (as it did there): worth a debug line. */
@@ -54,10 +61,18 @@ export class PartnerReplica {
 
   /** Settles once a round that started after this call has run: with the change's result, if one is given. */
   async round (change?: Change): Promise<unknown> {
-    return await new Promise((resolve, reject) => {
+    const waiting = traced(this.host.spans.span(SPAN.storeRound, { 'sandbox.partner': this.partnerId, 'db.system.name': 'redis' }), new Promise((resolve, reject) => {
       this.waiting.push({ change, resolve, reject })
       this.schedule()
-    })
+    }))
+    const metrics = this.host.metrics
+    if (!metrics.on) return await waiting
+    const start = performance.now()
+    try {
+      return await waiting
+    } finally {
+      metrics.redisRoundWait((performance.now() - start) / 1000)
+    }
   }
 
   private schedule (): void {
