@@ -1,5 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch'
-import { ControlMethods } from './control.js'
+import { AdminMethods } from './admin.js'
 import { SandboxApiError, unwrap } from './errors.js'
 import { CachedToken, TOKEN_PATH, TokenEndpoint, type TokenSet } from './tokens.js'
 import type { AnswerOf, BankPaths, BodyOf, ControlPaths } from './types.js'
@@ -31,7 +31,7 @@ interface Shared {
  * A test suite's handle on a sandbox, wherever it runs: tokens, the bank's API (typed, openapi-fetch) and every
  * operation of the control API. One instance per partner; withAgent and withUser give views that share its tokens.
  */
-export class SandboxClient extends ControlMethods {
+export class SandboxClient extends AdminMethods {
   readonly baseUrl: string
   readonly clientId: string
   readonly agentId: string | undefined
@@ -45,7 +45,7 @@ export class SandboxClient extends ControlMethods {
    */
   readonly api: Client<BankPaths>
   protected readonly control: Client<ControlPaths>
-  readonly #admin: Client<ControlPaths>
+  protected readonly admin: Client<ControlPaths>
   readonly #options: SandboxClientOptions
   readonly #fetch: typeof globalThis.fetch
   #shared: Shared
@@ -82,8 +82,8 @@ export class SandboxClient extends ControlMethods {
     this.api.use(bearer, agent)
     this.control = createClient<ControlPaths>({ baseUrl: this.baseUrl, fetch: fetchOption })
     this.control.use(bearer)
-    this.#admin = createClient<ControlPaths>({ baseUrl: this.baseUrl, fetch: fetchOption })
-    if (options.adminToken !== undefined) this.#admin.use({ onRequest: ({ request }) => { request.headers.set('authorization', `Bearer ${options.adminToken}`) } })
+    this.admin = createClient<ControlPaths>({ baseUrl: this.baseUrl, fetch: fetchOption })
+    if (options.adminToken !== undefined) this.admin.use({ onRequest: ({ request }) => { request.headers.set('authorization', `Bearer ${options.adminToken}`) } })
   }
 
   get #scope (): string {
@@ -145,23 +145,5 @@ export class SandboxClient extends ControlMethods {
     const answer = unwrap(await this.control.POST('/__sandbox/tokens/expire', { body }))
     for (const token of this.#shared.kept) token.forget()
     return answer
-  }
-
-  // ---- operator endpoints (SANDBOX_ADMIN_TOKEN as adminToken)
-  async resetAllPartners (body?: BodyOf<'resetAllPartners'>): Promise<AnswerOf<'resetAllPartners'>> {
-    return unwrap(await this.#admin.POST('/__sandbox/admin/reset', { body }))
-  }
-
-  async listPartners (): Promise<AnswerOf<'listPartners'>> {
-    return unwrap(await this.#admin.GET('/__sandbox/admin/partners'))
-  }
-
-  /** A new partner; the answer carries its client secret (shown once): new SandboxClient({ ..., clientSecret }). */
-  async registerPartner (body?: BodyOf<'registerPartner'>): Promise<AnswerOf<'registerPartner'>> {
-    return unwrap(await this.#admin.POST('/__sandbox/admin/partners', { body }))
-  }
-
-  async deletePartner (clientId: string): Promise<void> {
-    unwrap(await this.#admin.DELETE('/__sandbox/admin/partners/{clientId}', { params: { path: { clientId } } }))
   }
 }

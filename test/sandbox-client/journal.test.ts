@@ -87,13 +87,18 @@ t.test('advice and readiness: JSON, JUnit XML as text, cleared', async (t) => {
   t.equal((await client.getAdvice()).requests, 0)
 })
 
-t.test("the operator's methods with the admin token: partners registered, listed, deleted, all reset", async (t) => {
+t.test("the operator's methods with the admin token: partners registered, listed, overviewed, their readiness and advice, deleted, all reset", async (t) => {
   const { client } = await partnerA(t)
   const operator = new SandboxClient({ baseUrl: client.baseUrl, clientId: 'partner-a', clientSecret: 'partner-a-secret', adminToken: ADMIN_TOKEN })
   const registered = await operator.registerPartner({ name: 'SandboxClient test partner' })
   const newcomer = new SandboxClient({ baseUrl: client.baseUrl, clientId: registered.clientId, clientSecret: registered.clientSecret, agentId: registered.agentIds[0] })
   t.equal(unwrap(await newcomer.api.GET('/api/banks')).page.page, 0, "the new partner's credentials work")
   t.ok((await operator.listPartners()).partners.some((p) => p.partnerId === registered.clientId))
+  t.ok((await operator.getOverview({ q: registered.clientId })).partners.some((p) => p.clientId === registered.clientId), 'the overview finds it')
+  const readiness = await operator.getPartnerReadiness('partner-a')
+  t.equal(readiness.cases.length, readiness.passed + readiness.failed + readiness.notTried, "a partner's checklist")
+  t.match(await operator.getPartnerReadiness('partner-a', { format: 'junit' }), /<testsuites/, 'and as JUnit XML')
+  t.type((await operator.getPartnerAdvice('partner-a')).findings, Array, "a partner's findings")
   t.ok((await operator.resetAllPartners()).partners.length >= 3)
   await operator.deletePartner(registered.clientId)
   await t.rejects(newcomer.api.GET('/api/banks').then(unwrap), { status: 401, code: 'SANDBOX_ERR_TOKEN_INVALID' })

@@ -682,10 +682,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__sandbox/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every partner: how far from go-live
+         * @description Each partner (of the scenario and registered; deleted ones are gone) with its latest request, its requests and the 5xx answers the sandbox did not inject over the last 24 hours (the current hour, UTC, and the 23 before it), its findings and its readiness counts, as its own advice and readiness read them. Read from what the sandbox keeps per partner (no journal is scanned): every replica answers the same. Filter, sort and page with the query; the totals count every partner. docs/control-api.md "The operator's overview" defines each field.
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__sandbox/admin/partners/{clientId}/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A partner's go-live readiness checklist
+         * @description What GET /__sandbox/readiness answers the partner itself: each case passed, failed or not tried; JUnit XML with Accept: application/xml or ?format=junit.
+         */
+        get: operations["getPartnerReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__sandbox/admin/partners/{clientId}/advice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A partner's findings
+         * @description What GET /__sandbox/advice answers the partner itself: what its client does wrong, with counts, example request ids and what to change.
+         */
+        get: operations["getPartnerAdvice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * PageInfo
+         * @description Paging information of a list response (spec 2.1).
+         * @example {
+         *       "page": 0,
+         *       "pageSize": 3,
+         *       "numberOfElements": 3,
+         *       "totalElements": 30,
+         *       "totalPages": 10,
+         *       "first": true,
+         *       "last": false
+         *     }
+         */
+        PageInfo: {
+            /** @description page number */
+            page: number;
+            /** @description requested page size */
+            pageSize: number;
+            /** @description number of items actually in this page */
+            numberOfElements: number;
+            /** @description total count of items */
+            totalElements: number;
+            /** @description total pages at the current page size */
+            totalPages: number;
+            /** @description true if this is the first page */
+            first: boolean;
+            /** @description true if this is the last page */
+            last: boolean;
+        };
+        /** SortResponse */
+        SortResponse: {
+            property: string;
+            direction: string;
+        };
         /**
          * FieldError
          * @example {
@@ -1283,6 +1377,8 @@ export interface components {
             durationMs: number;
             /** @description The Sandbox-Fault-Applied header of the answer: the injected fault, if any */
             fault: string | null;
+            /** @description The W3C trace id of the request: its traceparent header's (whether the sandbox traces or not), else, when the sandbox exports traces, the trace of its own span for the request; null when there is none */
+            traceId: string | null;
         };
         /** SandboxJournalEntry */
         SandboxJournalEntry: {
@@ -1310,6 +1406,8 @@ export interface components {
             durationMs: number;
             /** @description The Sandbox-Fault-Applied header of the answer: the injected fault, if any */
             fault: string | null;
+            /** @description The W3C trace id of the request: its traceparent header's (whether the sandbox traces or not), else, when the sandbox exports traces, the trace of its own span for the request; null when there is none */
+            traceId: string | null;
             request: components["schemas"]["SandboxJournalMessage"];
             response: components["schemas"]["SandboxJournalMessage"];
         };
@@ -2374,7 +2472,7 @@ export interface components {
          *           "title": "Walks a list page by page to the last page",
          *           "requestIds": [],
          *           "reason": null,
-         *           "howTo": "Read a list of more than one page from page=0 on, one page after the other, until the answer's page.last is true (GET /api/customers?size=2&page=0, then page=1, ...).",
+         *           "howTo": "Read a list of more than one page from page=0 on, one page after the other, until the answer's page.last is true (GET /api/customers?page=0, then page=1, ...: four pages of the default size, 10, in the default scenario).",
          *           "since": null,
          *           "docs": "docs/advisor.md#pages_to_the_end"
          *         }
@@ -2391,6 +2489,147 @@ export interface components {
             notTried: number;
             /** @description Every case, in the published order */
             cases: components["schemas"]["SandboxReadinessCase"][];
+        };
+        /**
+         * SandboxReadinessCounts
+         * @description The partner's readiness checklist (GET /__sandbox/admin/partners/{clientId}/readiness) counted
+         */
+        SandboxReadinessCounts: {
+            passed: number;
+            failed: number;
+            notTried: number;
+        };
+        /**
+         * SandboxPartnerOverview
+         * @example {
+         *       "clientId": "acme-conveyancing",
+         *       "name": "ACME Conveyancing",
+         *       "registered": true,
+         *       "lastRequestAt": "2026-03-02T10:15:06.480Z",
+         *       "requests24h": 1834,
+         *       "serverErrors24h": 0,
+         *       "findings": [
+         *         "RETRY_AFTER_IGNORED"
+         *       ],
+         *       "readiness": {
+         *         "passed": 6,
+         *         "failed": 1,
+         *         "notTried": 1
+         *       },
+         *       "active": true,
+         *       "ready": false,
+         *       "attention": true
+         *     }
+         */
+        SandboxPartnerOverview: {
+            /** @description The partner's client id */
+            clientId: string;
+            name: string;
+            /** @description Registered through POST /__sandbox/admin/partners; false for a partner of the scenario the sandbox started with */
+            registered: boolean;
+            /**
+             * Format: date-time
+             * @description Arrival of its latest request, whenever it was; null for none since the sandbox (with replicas: its Redis) has had it
+             */
+            lastRequestAt: string | null;
+            /** @description Its requests in the window: what its journal files (API, control API and token requests made with its tokens or its client credentials), counted whether the journal is on or off */
+            requests24h: number;
+            /** @description Of those, the answers with a 5xx status that the sandbox did not inject (no Sandbox-Fault-Applied header): the sandbox failed them */
+            serverErrors24h: number;
+            /** @description The codes of its advice's findings (GET /__sandbox/advice), errors first */
+            findings: ("TOKEN_PER_REQUEST" | "RETRY_WITHOUT_BACKOFF" | "RETRY_AFTER_IGNORED" | "DUPLICATE_CREATE" | "REJECTED_TOKEN_REUSED" | "DEPRECATED_VERSION" | "POLLING_TOO_FAST" | "REPEATED_CLIENT_ERROR")[];
+            readiness: components["schemas"]["SandboxReadinessCounts"];
+            /** @description requests24h > 0 */
+            active: boolean;
+            /** @description Every readiness case passed */
+            ready: boolean;
+            /** @description serverErrors24h > 0, a finding, or a failed readiness case */
+            attention: boolean;
+        };
+        /**
+         * SandboxOverviewTotals
+         * @description Every partner of the sandbox counted, whatever the filters
+         */
+        SandboxOverviewTotals: {
+            partners: number;
+            active: number;
+            attention: number;
+            ready: number;
+        };
+        /**
+         * SandboxOverview
+         * @example {
+         *       "observing": true,
+         *       "window": {
+         *         "from": "2026-03-01T11:00:00.000Z",
+         *         "to": "2026-03-02T10:20:31.042Z"
+         *       },
+         *       "totals": {
+         *         "partners": 1,
+         *         "active": 1,
+         *         "attention": 1,
+         *         "ready": 0
+         *       },
+         *       "page": {
+         *         "page": 0,
+         *         "pageSize": 100,
+         *         "numberOfElements": 1,
+         *         "totalElements": 1,
+         *         "totalPages": 1,
+         *         "first": true,
+         *         "last": true
+         *       },
+         *       "sortResponses": [
+         *         {
+         *           "property": "lastRequestAt",
+         *           "direction": "DESC"
+         *         }
+         *       ],
+         *       "partners": [
+         *         {
+         *           "clientId": "acme-conveyancing",
+         *           "name": "ACME Conveyancing",
+         *           "registered": true,
+         *           "lastRequestAt": "2026-03-02T10:15:06.480Z",
+         *           "requests24h": 1834,
+         *           "serverErrors24h": 0,
+         *           "findings": [
+         *             "RETRY_AFTER_IGNORED"
+         *           ],
+         *           "readiness": {
+         *             "passed": 6,
+         *             "failed": 1,
+         *             "notTried": 1
+         *           },
+         *           "active": true,
+         *           "ready": false,
+         *           "attention": true
+         *         }
+         *       ]
+         *     }
+         */
+        SandboxOverview: {
+            /** @description false while the request journal is off (SANDBOX_JOURNAL_SIZE=0): findings and readiness are judged from journaled requests, none then; the request counts go on */
+            observing: boolean;
+            /** @description The window of requests24h and serverErrors24h: the current hour (UTC) and the 23 before it */
+            window: {
+                /**
+                 * Format: date-time
+                 * @description Start of the oldest hour counted
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description Now: when the answer was made
+                 */
+                to: string;
+            };
+            totals: components["schemas"]["SandboxOverviewTotals"];
+            page: components["schemas"]["PageInfo"];
+            /** @description The order applied: the property and ASC or DESC */
+            sortResponses: components["schemas"]["SortResponse"][];
+            /** @description The page of partners that pass the filters, in that order */
+            partners: components["schemas"]["SandboxPartnerOverview"][];
         };
     };
     responses: never;
@@ -4137,6 +4376,11 @@ export interface operations {
                  */
                 agentId?: string;
                 /**
+                 * @description The W3C trace id of the request (32 lower-case hex digits): find the requests of one of your traces
+                 * @example 4bf92f3577b34da6a3ce929d0e0e4736
+                 */
+                traceId?: string;
+                /**
                  * @description Only requests that arrived at or after this time
                  * @example 2026-11-23T08:00:00Z
                  */
@@ -4261,6 +4505,11 @@ export interface operations {
                      */
                     agentId?: string;
                     /**
+                     * @description The W3C trace id of the request (32 lower-case hex digits): find the requests of one of your traces
+                     * @example 4bf92f3577b34da6a3ce929d0e0e4736
+                     */
+                    traceId?: string;
+                    /**
                      * Format: date-time
                      * @description Only requests that arrived at or after this time
                      * @example 2026-11-23T08:00:00Z
@@ -4366,6 +4615,11 @@ export interface operations {
                  * @example 1001
                  */
                 agentId?: string;
+                /**
+                 * @description The W3C trace id of the request (32 lower-case hex digits): find the requests of one of your traces
+                 * @example 4bf92f3577b34da6a3ce929d0e0e4736
+                 */
+                traceId?: string;
                 /**
                  * @description Only requests that arrived at or after this time
                  * @example 2026-11-23T08:00:00Z
@@ -5329,6 +5583,231 @@ export interface operations {
                 headers: {
                     /** @description The sandbox error code (the body keeps Spring's shape). */
                     "X-Sandbox-Error"?: "SANDBOX_ERR_CONFLICT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOverview: {
+        parameters: {
+            query?: {
+                /**
+                 * @description 0-indexed page of the list
+                 * @example 0
+                 */
+                page?: number;
+                /**
+                 * @description Partners per page, 1 to 1000
+                 * @example 50
+                 */
+                size?: number;
+                /**
+                 * @description A property and an optional direction (asc by default), as Spring Data reads it: clientId, name, registered, lastRequestAt, requests24h, serverErrors24h, findings, readiness. findings sorts by how many, readiness by cases passed (then fewer failed first), lastRequestAt with "never" as the oldest. Ties go by clientId, ascending.
+                 * @example readiness,desc
+                 */
+                sort?: string;
+                /**
+                 * @description true: only partners with a request in the window; false: only those without
+                 * @example true
+                 */
+                active?: boolean;
+                /**
+                 * @description true: only partners whose readiness checklist passed every case; false: the others
+                 * @example true
+                 */
+                ready?: boolean;
+                /**
+                 * @description true: only partners that need attention (a 5xx of the sandbox in the window, a finding, or a failed readiness case); false: the others
+                 * @example true
+                 */
+                attention?: boolean;
+                /**
+                 * @description Only partners whose client id or name contains this text (any case)
+                 * @example acme
+                 */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxOverview"];
+                };
+            };
+            /** @description Bad Request: a field, parameter or header broke a rule of the spec; errors[] names each one. Also a missing Agent-Id header or body. */
+            400: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_VALIDATION" | "SANDBOX_ERR_AGENT_ID_MISSING" | "SANDBOX_ERR_BODY_MISSING" | "SANDBOX_ERR_MALFORMED_JSON" | "SANDBOX_ERR_MALFORMED_HTTP";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: no bearer token, or not a valid access token of this sandbox (WWW-Authenticate says why). */
+            401: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_TOKEN_MISSING" | "SANDBOX_ERR_TOKEN_INVALID" | "SANDBOX_ERR_ADMIN_TOKEN";
+                    /** @description Bearer challenge (RFC 6750), with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the Agent-Id is not one of the token's agents, or a partner limit is reached. */
+            403: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_AGENT_FORBIDDEN" | "SANDBOX_ERR_ADMIN_DISABLED" | "SANDBOX_ERR_LIMIT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPartnerReadiness: {
+        parameters: {
+            query?: {
+                /**
+                 * @description junit: the checklist as JUnit XML (as Accept: application/xml asks); json (the default) wins over Accept
+                 * @example junit
+                 */
+                format?: "json" | "junit";
+            };
+            header?: never;
+            path: {
+                /** @example acme-conveyancing */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checklist */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxReadiness"];
+                    "application/xml": string;
+                };
+            };
+            /** @description Bad Request: a field, parameter or header broke a rule of the spec; errors[] names each one. Also a missing Agent-Id header or body. */
+            400: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_VALIDATION" | "SANDBOX_ERR_AGENT_ID_MISSING" | "SANDBOX_ERR_BODY_MISSING" | "SANDBOX_ERR_MALFORMED_JSON" | "SANDBOX_ERR_MALFORMED_HTTP";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: no bearer token, or not a valid access token of this sandbox (WWW-Authenticate says why). */
+            401: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_TOKEN_MISSING" | "SANDBOX_ERR_TOKEN_INVALID" | "SANDBOX_ERR_ADMIN_TOKEN";
+                    /** @description Bearer challenge (RFC 6750), with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the Agent-Id is not one of the token's agents, or a partner limit is reached. */
+            403: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_AGENT_FORBIDDEN" | "SANDBOX_ERR_ADMIN_DISABLED" | "SANDBOX_ERR_LIMIT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: no such record for this agent (a record of another agent or partner is not found either). */
+            404: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_NOT_FOUND" | "SANDBOX_ERR_ROUTE_NOT_FOUND" | "SANDBOX_ERR_VERSION_NOT_FOUND";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPartnerAdvice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme-conveyancing */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxAdvice"];
+                };
+            };
+            /** @description Unauthorized: no bearer token, or not a valid access token of this sandbox (WWW-Authenticate says why). */
+            401: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_TOKEN_MISSING" | "SANDBOX_ERR_TOKEN_INVALID" | "SANDBOX_ERR_ADMIN_TOKEN";
+                    /** @description Bearer challenge (RFC 6750), with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the Agent-Id is not one of the token's agents, or a partner limit is reached. */
+            403: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_AGENT_FORBIDDEN" | "SANDBOX_ERR_ADMIN_DISABLED" | "SANDBOX_ERR_LIMIT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: no such record for this agent (a record of another agent or partner is not found either). */
+            404: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_NOT_FOUND" | "SANDBOX_ERR_ROUTE_NOT_FOUND" | "SANDBOX_ERR_VERSION_NOT_FOUND";
                     [name: string]: unknown;
                 };
                 content: {
