@@ -43,6 +43,7 @@ if (mode === 'skip' || (!havePodman && mode !== 'required')) {
     t.match(base, /^http:\/\/127\.0\.0\.1:\d+$/)
     t.equal(container.getIssuerUrl(), `${base}/auth/realms/sandbox`)
     t.equal(container.getTokenUrl(), `${base}/auth/realms/sandbox/protocol/openid-connect/token`)
+    t.match(await (await fetch(`${container.getManagementUrl()}/metrics`)).text(), /^# HELP /m, 'the management port: metrics')
     t.match(container.getPartners(), [{ clientId: 'partner-a', clientSecret: 'partner-a-secret', agents: ['1001', '1002'], users: [{ username: 'alice' }] }, { clientId: 'partner-b' }])
 
     const client = container.getClient()

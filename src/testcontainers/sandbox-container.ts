@@ -6,6 +6,12 @@ import { partnersOf, type ScenarioPartner } from './partners.js'
 
 /** The port the image's sandbox listens on (its PORT). */
 const PORT = 8080
+/**
+ * The image's management port (SANDBOX_MANAGEMENT_PORT: /metrics), mapped too, at random. Podman lists every
+ * port an image exposes among a container's bindings, published or not, and Testcontainers waits until each of
+ * them is bound (testcontainers-node#1108): with 8080 alone a start failed after 10 s.
+ */
+const MANAGEMENT_PORT = 9000
 /** A host port taken between the probe and the container's start is tried again with another, this often. */
 const PORT_ATTEMPTS = 3
 
@@ -68,12 +74,12 @@ export class SandboxContainer extends GenericContainer {
     this.createOpts.Env = Object.entries(this.environment).map(([key, value]) => `${key}=${value}`)
   }
 
-  /** Exposes the sandbox's port, bound to `host` (or mapped at random), instead of what was exposed before. */
+  /** Exposes the sandbox's port, bound to `host` (or mapped at random), and the management port, instead of what was exposed before. */
   #expose (host: number | undefined): void {
     this.exposedPorts = []
     this.createOpts.ExposedPorts = {}
     this.hostConfig.PortBindings = {}
-    this.withExposedPorts(host === undefined ? PORT : { container: PORT, host })
+    this.withExposedPorts(host === undefined ? PORT : { container: PORT, host }, MANAGEMENT_PORT)
   }
 
   protected override async containerCreated (containerId: string): Promise<void> {
@@ -104,6 +110,7 @@ export class SandboxContainer extends GenericContainer {
 /** A started sandbox container: its URLs, the partners of its scenario, and a SandboxClient for any of them. */
 export class StartedSandboxContainer extends AbstractStartedContainer {
   readonly #baseUrl: string
+  readonly #managementUrl: string
   readonly #publicUrl: string
   readonly #partners: ScenarioPartner[]
   readonly #adminToken: string | undefined
@@ -111,7 +118,9 @@ export class StartedSandboxContainer extends AbstractStartedContainer {
   constructor (started: StartedTestContainer, environment: Record<string, string>, partners: ScenarioPartner[], adminToken: string | undefined) {
     super(started)
     const host = started.getHost()
-    this.#baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${started.getMappedPort(PORT)}`
+    const hostInUrl = host.includes(':') ? `[${host}]` : host
+    this.#baseUrl = `http://${hostInUrl}:${started.getMappedPort(PORT)}`
+    this.#managementUrl = `http://${hostInUrl}:${started.getMappedPort(MANAGEMENT_PORT)}`
     this.#publicUrl = (environment.PUBLIC_URL ?? this.#baseUrl).replace(/\/+$/, '')
     this.#partners = partners
     this.#adminToken = adminToken
@@ -125,6 +134,11 @@ export class StartedSandboxContainer extends AbstractStartedContainer {
   /** The tokens' issuer (iss): {PUBLIC_URL}/auth/realms/sandbox, the base URL's unless you set PUBLIC_URL. */
   getIssuerUrl (): string {
     return `${this.#publicUrl}/auth/realms/sandbox`
+  }
+
+  /** The management interface (GET /metrics, Prometheus), on the image's management port 9000. */
+  getManagementUrl (): string {
+    return this.#managementUrl
   }
 
   /** The token endpoint, on the base URL. */
