@@ -9,4 +9,4 @@ import type * as Http from 'node:http'
  */
 const http = createRequire(import.meta.url)('node:http') as typeof Http
 
-export const { IncomingMessage, ServerResponse, STATUS_CODES } = http
+export const { IncomingMessage, ServerResponse, STATUS_CODES, createServer } = http

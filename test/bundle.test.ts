@@ -59,6 +59,8 @@ t.test('the built command loads the bundle, not the compiled modules, and serves
   for (const f of ours.filter((f) => /^bundle(-.+)?\.js$/.test(f))) {
     const text = readFileSync(join(ROOT, 'dist', f), 'latin1')
     t.equal(/[\u0080-\uffff]/.exec(text)?.index, undefined, `${f} is ASCII (one byte a character in the heap)`)
+    // Node's http module taken the CommonJS way (src/node-http.ts): an ES import of it loads undici and http2
+    t.notMatch(text, /from"(node:)?http"/, `${f} has no ES import of node:http`)
     // the Redis client (its debug namespaces are "ioredis:...") is a chunk of its own, for SANDBOX_REDIS_URL only
     t.notOk(text.includes('"ioredis:'), `${f} holds no Redis client: a sandbox without Redis does not load it`)
     // and so is OpenTelemetry's SDK (its tracer provider, span processor and exporter), for the OTEL_* variables only
