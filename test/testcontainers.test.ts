@@ -70,6 +70,12 @@ if (mode === 'skip' || (!havePodman && mode !== 'required')) {
     const runtime = await getContainerRuntimeClient()
     await t.rejects(runtime.container.inspect(runtime.container.getById(id)), 'the container is gone')
     await t.rejects(fetch(`${base}/health`), 'nothing answers on its port')
+
+    // a sandbox that cannot start (no such scenario: it exits with code 2): start() fails and removes it
+    const ours = (): string[] => spawnSync('podman', [...PODMAN, 'ps', '-aq', '--filter', `ancestor=${image}`], { encoding: 'utf8' }).stdout.split('\n').filter((id) => id !== '')
+    const before = ours()
+    await t.rejects(new SandboxContainer(image).withScenario('no-such-scenario').withStartupTimeout(30_000).start(), 'a start that fails')
+    t.same(ours(), before, 'leaves no container behind')
   })
 }
 

@@ -99,9 +99,10 @@ export class SandboxContainer extends GenericContainer {
         const started = await super.start()
         return new StartedSandboxContainer(started, this.environment, await partnersOf(started, this.environment.SANDBOX_SCENARIO ?? 'default'), this.#adminToken)
       } catch (err) {
+        // a container that was created but did not come up (its port taken, /ready never answered): nothing
+        // else removes it when Ryuk does not run (podman)
+        if (this.#created !== undefined) await runtime.container.getById(this.#created).remove({ force: true, v: true }).catch(() => {})
         if (port === undefined || attempt === PORT_ATTEMPTS || !portTaken(err)) throw err
-        // created, never started: nothing else removes it when there is no Ryuk
-        if (this.#created !== undefined) await runtime.container.remove(runtime.container.getById(this.#created), { removeVolumes: true }).catch(() => {})
       }
     }
   }
