@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { parse as parseYaml } from 'yaml'
 import type { Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildDocExamples, type DocExamples, type ResponseExample } from '../src/docs/examples.js'
@@ -336,6 +337,34 @@ t.test('/api/docs/apidocs answers Swagger UI to a browser and the OpenAPI JSON t
   t.match(init.body, /Sandbox control API/, 'the sandbox document is one of the page\'s definitions')
   const redirect = await app.inject({ url: '/api/docs/apidocs/static/oauth2-redirect.html' })
   t.equal(redirect.statusCode, 200, 'the redirect page exists')
+})
+
+t.test("Swagger UI's page names its files relative to itself (a version's path keeps them under it); its files revalidate by ETag", async (t) => {
+  const app = await build(t)
+  for (const page of ['/api/docs/apidocs', '/api/docs/apidocs/', '/4.0/api/docs/apidocs', '/4.0/api/docs/apidocs/']) {
+    const html = await app.inject({ url: page, headers: { accept: 'text/html' } })
+    const links = [...html.body.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => new URL(m[1], `${PUBLIC_URL}${page}`).pathname)
+    t.equal(links.length, 7, `${page}: two styles, two icons, three scripts`)
+    for (const link of links) {
+      t.ok(link.startsWith(`${page.replace(/\/$/, '')}/static/`), `${page}: ${link} is under the page`)
+      t.equal((await app.inject({ url: link })).statusCode, 200, `${page}: ${link} answers`)
+    }
+  }
+  const url = '/api/docs/apidocs/static/swagger-ui-bundle.js'
+  const first = await app.inject({ url })
+  t.match(first.headers, { 'content-type': 'application/javascript; charset=utf-8', etag: /^"[\w-]+"$/, 'cache-control': 'public, max-age=0' })
+  t.ok(first.body.length > 1_000_000, 'the whole distribution file')
+  const same = await app.inject({ url, headers: { 'if-none-match': `"other", ${first.headers.etag as string}` } })
+  t.equal(same.statusCode, 304, 'a browser that has it is told so')
+  t.equal(same.body, '')
+  t.equal((await app.inject({ url, headers: { 'if-none-match': '"other"' } })).statusCode, 200, 'another ETag: the file')
+  t.match((await app.inject({ url: '/api/docs/apidocs/static/favicon-32x32.png' })).headers['content-type'], /^image\/png/)
+  const index = await app.inject({ url: '/4.0/api/docs/apidocs/static/index.html' })
+  t.equal(index.statusCode, 302)
+  t.equal(new URL(index.headers.location as string, `${PUBLIC_URL}/4.0/api/docs/apidocs/static/index.html`).pathname, '/4.0/api/docs/apidocs/', 'static/index.html leads to the page of its own version')
+  const yaml = await app.inject({ url: '/4.0/api/docs/apidocs/yaml' })
+  t.match(yaml.headers['content-type'], /^application\/x-yaml/)
+  t.same(parseYaml(yaml.body), (await app.inject({ url: '/4.0/api/docs/apidocs/json' })).json(), 'the YAML is the JSON of the same version')
 })
 
 t.test('GET / and /__sandbox/docs redirect to the docs page', async (t) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
+import { stringify as toYaml } from 'yaml'
 import { API_TAGS, SANDBOX_TAGS, apiDescription, sandboxDescription } from '../docs/descriptions.js'
 import { buildDocExamples, type DocExamples } from '../docs/examples.js'
 import { withInjectedErrors } from '../docs/faults.js'
@@ -10,7 +10,8 @@ import { DOCS_PATH, POSTMAN_ENVIRONMENT_PATH, POSTMAN_PATH, SANDBOX_DOCS_PATH, S
 import { postmanCollection, postmanEnvironment, type PostmanSettings } from '../docs/postman.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import { securitySchemes, swagger2SecurityDefinitions } from '../docs/security.js'
-import { swaggerInitializer } from '../docs/swagger-ui.js'
+import { SWAGGER_UI_FILES, swaggerInitializer, swaggerUiPage } from '../docs/swagger-ui.js'
+import { staticFiles } from '../routes/static-files.js'
 import { versionedDocuments } from '../docs/versioned.js'
 import { LATEST_VERSION } from '../api-versions.js'
 import { pathVersionOf } from './versions.js'
@@ -120,25 +121,25 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
   const oauth2RedirectUrl = `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   const initializer = swaggerInitializer(url.pathname.replace(/\/$/, ''), oauth2RedirectUrl)
 
-  await fastify.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    uiHooks: {
-      onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-        const path = request.url.split('?')[0]
-        // the same path answers the OpenAPI document to a client that asks for JSON
-        if (wantsJson(request) && /\/apidocs\/?$/.test(path)) {
-          await reply.type('application/json; charset=utf-8').send(forVersion(fastify.swagger() as unknown as Json, request))
-        } else if (path.endsWith('/static/swagger-initializer.js')) {
-          await reply.type('application/javascript; charset=utf-8').send(initializer)
-        }
-      }
-    },
-    transformSpecification: (spec, request) => forVersion(spec as Json, request) as typeof spec,
-    theme: { title: 'Banking Agent Sandbox API docs' }
-  })
-
   const hidden = { schema: { hide: true }, config: { public: true } }
-  fastify.get(`${DOCS_PATH}/openapi.json`, hidden, async (request) => forVersion(fastify.swagger() as unknown as Json, request))
+  const apiDocument = async (request: FastifyRequest): Promise<Json> => forVersion(fastify.swagger() as unknown as Json, request)
+
+  // Swagger UI: the page (the OpenAPI document itself to a client that asks for JSON), its start script
+  // and the distribution's files, revalidated on every use
+  const TITLE = 'Banking Agent Sandbox API docs'
+  const page = (trailingSlash: boolean) => async (request: FastifyRequest, reply: FastifyReply) => wantsJson(request)
+    ? await reply.type('application/json; charset=utf-8').send(await apiDocument(request))
+    : await reply.type('text/html; charset=utf-8').send(swaggerUiPage(TITLE, trailingSlash))
+  fastify.get(DOCS_PATH, hidden, page(false))
+  fastify.get(`${DOCS_PATH}/`, hidden, page(true))
+  fastify.get(`${DOCS_PATH}/json`, hidden, apiDocument)
+  fastify.get(`${DOCS_PATH}/yaml`, hidden, async (request, reply) => await reply.type('application/x-yaml').send(toYaml(await apiDocument(request))))
+  const sendFile = staticFiles(SWAGGER_UI_FILES, 'public, max-age=0')
+  fastify.get(`${DOCS_PATH}/static/:file`, hidden, async (request, reply) => await sendFile((request.params as { file: string }).file, request, reply))
+  fastify.get(`${DOCS_PATH}/static/swagger-initializer.js`, hidden, async (_request, reply) => await reply.type('application/javascript; charset=utf-8').send(initializer))
+  // (relative: under a version's path, or a proxy's, the page stays there)
+  fastify.get(`${DOCS_PATH}/static/index.html`, hidden, async (_request, reply) => await reply.redirect('../'))
+  fastify.get(`${DOCS_PATH}/openapi.json`, hidden, apiDocument)
   fastify.get(`${DOCS_PATH}/swagger.json`, hidden, async (request) => forVersion(fastify.swagger2() as unknown as Json, request))
   // the Postman collection of the bank's API and its environment (the default partner's credentials)
   let collection: Promise<Json> | undefined

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -9,6 +10,7 @@ import { SandboxError } from '../errors.js'
 import { SESSION_COOKIE, SESSION_TTL_MS, type ConsoleSessions, type Session } from '../store/console-sessions.js'
 import type { World } from '../store/world.js'
 import { PACKAGE_JSON, ROOT } from '../files.js'
+import { staticFiles, type StaticFile } from './static-files.js'
 
 /*
  * The partner console (/console): static files of console/ and the UI library it uses, served from the
@@ -60,11 +62,11 @@ export function sessionCookie (request: FastifyRequest, publicUrl: string, name:
   return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`
 }
 
-/** Every file the console page loads: its own, then the library's (read once at start). */
-const FILES: Record<string, { type: string, path: string | URL }> = {
-  'console.css': { type: 'text/css; charset=utf-8', path: new URL('console.css', CONSOLE_DIR) },
-  'console.js': { type: 'application/javascript; charset=utf-8', path: new URL('console.js', CONSOLE_DIR) },
-  'operator.js': { type: 'application/javascript; charset=utf-8', path: new URL('operator.js', CONSOLE_DIR) },
+/** Every file the console page loads: its own, then the library's (read at its first request). */
+const FILES: Record<string, StaticFile> = {
+  'console.css': { type: 'text/css; charset=utf-8', path: fileURLToPath(new URL('console.css', CONSOLE_DIR)) },
+  'console.js': { type: 'application/javascript; charset=utf-8', path: fileURLToPath(new URL('console.js', CONSOLE_DIR)) },
+  'operator.js': { type: 'application/javascript; charset=utf-8', path: fileURLToPath(new URL('operator.js', CONSOLE_DIR)) },
   'alpine.js': { type: 'application/javascript; charset=utf-8', path: require.resolve('@alpinejs/csp/dist/cdn.min.js') },
   'pico.css': { type: 'text/css; charset=utf-8', path: require.resolve('@picocss/pico/css/pico.min.css') }
 }
@@ -96,7 +98,7 @@ const SignIn = Type.Object({
 export default async function consoleRoutes (fastify: FastifyInstance, opts: { sessions: ConsoleSessions, world: World, publicUrl: string }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { sessions, world } = opts
-  const files = Object.fromEntries(Object.entries(FILES).map(([name, f]) => [name, { type: f.type, body: readFileSync(f.path) }]))
+  const sendFile = staticFiles(FILES, 'no-cache')
   const hidden = { schema: { hide: true }, config: { public: true, journal: false } }
   const cookie = (request: FastifyRequest, value: string, maxAge: number): string => sessionCookie(request, opts.publicUrl, SESSION_COOKIE, value, maxAge)
   const who = (partnerId: string, csrf: string) => ({ partnerId, name: world.partner(partnerId)?.name ?? partnerId, csrfToken: csrf })
@@ -104,11 +106,7 @@ export default async function consoleRoutes (fastify: FastifyInstance, opts: { s
   const sendPage = consolePage('index.html')
   app.get('/console', hidden, sendPage)
   app.get('/console/', hidden, sendPage)
-  app.get('/console/static/:file', hidden, async (request, reply) => {
-    const f = files[(request.params as { file: string }).file]
-    if (f === undefined) throw new SandboxError('SANDBOX_ERR_ROUTE_NOT_FOUND', `No endpoint GET ${request.url}`)
-    return await reply.type(f.type).header('cache-control', 'no-cache').send(f.body)
-  })
+  app.get('/console/static/:file', hidden, async (request, reply) => await sendFile((request.params as { file: string }).file, request, reply))
 
   app.post('/console/session', { ...hidden, schema: { hide: true, body: SignIn } }, async (request, reply) => {
     // (findClient: an id nobody has costs one lookup and is not remembered)
