@@ -188,8 +188,6 @@ export class World {
   readonly partners = new Map<string, Partner>()
   private readonly agentOwner = new Map<string, Partner>()
   private readonly guaranteeOwner = new Map<string, Partner>()
-  /** Told how many records a replaced or removed partner or agent held (server.ts: heap.ts's release of them). */
-  recordsDropped: (records: number) => void = () => {}
 
   constructor (
     readonly reference: Reference,
@@ -294,7 +292,6 @@ export class World {
     const old = this.partners.get(snapshot.id)
     if (old !== undefined) this.unindex(old)
     const partner = new Partner(snapshot)
-    if (old !== undefined) this.recordsDropped(old.recordCount)
     this.partners.set(partner.id, partner)
     for (const id of partner.agents.keys()) this.agentOwner.set(id, partner)
     for (const id of partner.guarantees.keys()) this.guaranteeOwner.set(id, partner)
@@ -316,24 +313,19 @@ export class World {
     if (old === undefined) return
     this.unindex(old)
     this.partners.delete(id)
-    this.recordsDropped(old.recordCount)
   }
 
   /** Replaces (or adds) one agent of a partner, leaving the partner's other agents as they are. */
   putAgent (partner: Partner, snapshot: AgentSnapshot): AgentStore {
     this.assertAgentFree(snapshot.id, partner.id)
     const agent = new AgentStore(snapshot)
-    const old = partner.agents.get(agent.id)
     partner.agents.set(agent.id, agent)
-    if (old !== undefined) this.recordsDropped(old.recordCount)
     this.agentOwner.set(agent.id, partner)
     return agent
   }
 
   removeAgent (partner: Partner, agentId: string): void {
-    const old = partner.agents.get(agentId)
     partner.agents.delete(agentId)
-    if (old !== undefined) this.recordsDropped(old.recordCount)
     if (this.agentOwner.get(agentId) === partner) this.agentOwner.delete(agentId)
   }
 
