@@ -11,8 +11,8 @@ import { clientToken, ensureBuilt, kill, startCli } from './built.js'
  * speed; the command is launched with --no-memory-reducer (src/heap.ts LAUNCH_FLAGS). Read from V8's own traces
  * of the real process: no footprint-reducing full collection ("Mark-Compact (reduce)") and no optimised code
  * dropped because the object layouts it embedded were ("embedded weak objects cleared"). The same launch
- * without that one flag is the control: its idle does both (Node 24 and 26; Node 22's V8 ran no reducing
- * collection in the same idles), so the test can tell.
+ * without that one flag is the control, idle for as long: its reducer runs such collections (Node 24 and 26,
+ * and Node 22 in some runs), which then usually drop optimised code.
  */
 const TRACES = ['--trace-gc', '--trace-deopt', '--trace-memory-reducer']
 /** The most the reducer may take to be done after the load (its timer waits 8 s, then until allocation is low). */
@@ -60,8 +60,10 @@ t.test('an idle sandbox keeps its compiled request path', async (t) => {
   const controlIdle = idleAfterLoad(LAUNCH_FLAGS.filter((f) => f !== '--no-memory-reducer'), controlLoaded)
   const shippedIdle = idleAfterLoad(LAUNCH_FLAGS, () => {}, controlLoading.then(async () => await controlIdle))
   const [control, shipped] = await Promise.all([controlIdle, shippedIdle])
-  if (control.reducing > 0) t.ok(control.dropped > 0, `without --no-memory-reducer the idle's footprint-reducing collections (${control.reducing}, after ${control.load} creates) dropped optimised code (${control.dropped} functions)`)
-  else t.comment(`without --no-memory-reducer this runtime ran no footprint-reducing collection in the idle (after ${control.load} creates)`)
+  // what the control did says whether the idle was long enough to tell; how much optimised code its
+  // collections drop varies from run to run (none in some runs on Node 22), so it is told, not asserted
+  if (control.reducing > 0) t.comment(`without --no-memory-reducer: ${control.reducing} footprint-reducing collections in the idle after ${control.load} creates, ${control.dropped} optimised functions dropped`)
+  else t.comment(`without --no-memory-reducer this runtime ran no footprint-reducing collection in the idle (after ${control.load} creates): the idle tells nothing`)
   t.equal(shipped.reducing, 0, `as launched: no footprint-reducing collection (after ${shipped.load} creates)`)
   t.equal(shipped.dropped, 0, 'and no optimised code dropped for its object layouts')
 })
