@@ -10,7 +10,7 @@ import { digestOf } from './digest.js'
 import { summaryOf, type AdvisorSummary } from './summary.js'
 import type { Observer } from './observer.js'
 import type { AdviceState } from './advice.js'
-import type { Metrics } from '../observe/recorder.js'
+import type { Metrics } from '../instruments/recorder.js'
 
 /*
  * The integration advisor, as app.ts wires it: the folds over each partner's requests, the store of their

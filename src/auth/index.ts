@@ -13,7 +13,7 @@ import type { World } from '../store/world.js'
 import type { ProviderStorageFactory } from '../store/provider-storage.js'
 import type { SigningKeys } from './keys.js'
 import { Lockout } from './lockout.js'
-import { NO_METRICS, type Metrics } from '../observe/recorder.js'
+import { NO_METRICS, type Metrics } from '../instruments/recorder.js'
 import keycloakPages from './keycloak-pages.js'
 import loginRoutes from './login.js'
 import type { SandboxProvider } from './provider.js'
@@ -23,7 +23,7 @@ import { LOGIN_PATH, REALM_PATH, ROUTES } from './realm.js'
 import tokenEndpoints from './token-endpoints.js'
 import { TokenRateLimit } from './token-rate-limit.js'
 import { TokenVerifier } from './verify.js'
-import type { Spans } from '../observe/spans.js'
+import type { Spans } from '../instruments/spans.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

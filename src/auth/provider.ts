@@ -12,10 +12,10 @@ import { browserSupport, logoutSource } from './browser-session.js'
 import { clientMetadata, clientOrigins as clientOriginsOf, ownerOf } from './clients.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
-import type { Metrics } from '../observe/recorder.js'
+import type { Metrics } from '../instruments/recorder.js'
 import { keycloakTokenResponses } from './token-response.js'
 import { LOGIN_PATH, REALM_PATH, ROUTES, SUPPORTED_SCOPES, userSubject } from './realm.js'
-import { NO_SPANS, SPAN, traced, type Spans } from '../observe/spans.js'
+import { NO_SPANS, SPAN, traced, type Spans } from '../instruments/spans.js'
 
 export interface ProviderOptions {
   world: World
@@ -27,7 +27,7 @@ export interface ProviderOptions {
   /** Where the provider keeps its state: this process (the default) or Redis, for every replica. */
   storage?: ProviderStorageFactory
   lockout: Lockout
-  /** An access token made and signed is a span of its request's trace (observe/spans.ts). */
+  /** An access token made and signed is a span of its request's trace (instruments/spans.ts). */
   spans?: Spans
   /** Tokens issued and token errors, by grant. */
   metrics: Metrics

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { SandboxError } from '../errors.js'
 import { MemoryWindowCounter, type WindowCount, type WindowCounter } from '../store/counters.js'
 import type { World } from '../store/world.js'
-import { NO_METRICS, type Metrics } from '../observe/recorder.js'
+import { NO_METRICS, type Metrics } from '../instruments/recorder.js'
 import { basicCredentials, confidentialClient, type BasicCredentials } from './clients.js'
 
 const WINDOW_MS = 1000

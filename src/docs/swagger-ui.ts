@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { LATEST_VERSION } from '../api-versions.js'
 import { PACKAGE_JSON } from '../files.js'
-import type { StaticFile } from '../routes/static-files.js'
+import type { StaticFile } from '../static-files.js'
 import { DOCS_PATH, SANDBOX_DOCS_PATH, SANDBOX_DOC_NAME } from './paths.js'
 
 /*

@@ -1,11 +1,11 @@
 import { GRANT_TYPES } from '../auth/realm.js'
-import type { Metrics, RateLimit } from './recorder.js'
+import type { Metrics, RateLimit } from '../instruments/recorder.js'
 import type { Api } from './routes.js'
 import { CounterFamily, HistogramFamily, ReadFamily, type CounterCell, type Family, type HistogramCell, type Sample } from './series.js'
 
 /*
  * Every metric of the sandbox (docs/observability.md describes each one) and the Recorder that counts them: the
- * Metrics interface the other rooms call (recorder.ts), and the request step's cells (plugin.ts). Label values are
+ * Metrics interface the other rooms call (instruments/recorder.ts), and the request step's cells (plugins/observe.ts). Label values are
  * bounded here, whatever a caller passes: unknown grant types, error codes, command names and advice codes
  * beyond a fixed number count as "other", so that no client can make series without end.
  */
@@ -48,7 +48,7 @@ export function faultSource (applied: string): typeof FAULT_SOURCES[number] | un
   return FAULT_SOURCES.find((s) => s === m?.[1])
 }
 
-/** The series of one route and method (plugin.ts keeps one per route): its cells by status and injected. */
+/** The series of one route and method (plugins/observe.ts keeps one per route): its cells by status and injected. */
 export class RouteSeries {
   private readonly cells = new Map<number, HistogramCell>()
   // the cell of the last request: most requests of a route answer as the one before did
@@ -74,7 +74,7 @@ export class RouteSeries {
   }
 }
 
-/** What the gauges read when scraped (plugin.ts gives them, reading the app's state at that moment). */
+/** What the gauges read when scraped (plugins/observe.ts gives them, reading the app's state at that moment). */
 export interface Probes {
   partners: () => Promise<{ registered: number, scenario: number }>
   ready: () => Promise<boolean>
@@ -179,7 +179,7 @@ export class Recorder implements Metrics {
     this.dataDirBatch = this.dataDirWrites.cell({})
   }
 
-  /** The series of a route (plugin.ts asks once per route and method, and for each unmatched request's api). */
+  /** The series of a route (plugins/observe.ts asks once per route and method, and for each unmatched request's api). */
   route (method: string, route: string, api: Api): RouteSeries {
     const key = `${api} ${method} ${route}`
     let series = this.routes.get(key)

@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import { PACKAGE_JSON } from '../files.js'
 import { pathOf } from '../path-patterns.js'
-import { NO_END, type Spans } from './spans.js'
+import { NO_END, type Spans } from '../instruments/spans.js'
 import { DEFAULT_SERVICE_NAME, type Tracing, type TracingSettings } from './tracing.js'
 
 /*

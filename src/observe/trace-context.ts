@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify'
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * Set by tracing when it is on (observe/otel-plugin.ts), at the start of the request's span: the trace the
+     * Set by tracing when it is on (observe/request-spans.ts), at the start of the request's span: the trace the
      * journal and the log name (null: none). Tracing off, the property is not there and traceIdOf() reads the header.
      */
     traceId?: string | null
@@ -48,7 +48,7 @@ export function parseTraceparent (header: string | string[] | undefined): TraceP
 
 /**
  * The trace a request belongs to, for its journal entry and log line: with tracing on, what it decided when the
- * request's span started (observe/otel-plugin.ts); with tracing off, the trace id of a valid traceparent header;
+ * request's span started (observe/request-spans.ts); with tracing off, the trace id of a valid traceparent header;
  * else null.
  */
 export function traceIdOf (request: FastifyRequest): string | null {

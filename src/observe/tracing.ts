@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { ConfigError } from '../config.js'
-import type { Spans } from './spans.js'
+import type { Spans } from '../instruments/spans.js'
 
 /*
  * Traces (opt-in): the OpenTelemetry SDK, @fastify/otel and the OTLP exporters are a chunk of their own

@@ -11,7 +11,7 @@ import { postmanCollection, postmanEnvironment, type PostmanSettings } from '../
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import { securitySchemes, swagger2SecurityDefinitions } from '../docs/security.js'
 import { SWAGGER_UI_FILES, swaggerInitializer, swaggerUiPage } from '../docs/swagger-ui.js'
-import { staticFiles } from '../routes/static-files.js'
+import { staticFiles } from '../static-files.js'
 import { versionedDocuments } from '../docs/versioned.js'
 import { LATEST_VERSION } from '../api-versions.js'
 import { pathVersionOf } from './versions.js'

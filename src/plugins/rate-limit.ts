@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import { SandboxError } from '../errors.js'
 import type { CounterSubject, WindowCounter } from '../store/counters.js'
-import { NO_METRICS, type Metrics } from '../observe/recorder.js'
+import { NO_METRICS, type Metrics } from '../instruments/recorder.js'
 
 /** A 429 of the limiter, in the error shape; Retry-After and the RateLimit headers are set by the limiter. */
 export class RateLimitedError extends SandboxError {

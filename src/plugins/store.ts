@@ -18,11 +18,11 @@ import { CHANGES } from '../store/changes.js'
 import { LocalBackend, World } from '../store/world.js'
 import { RedisBackend } from '../store/redis/backend.js'
 import { connected, observeCommands, redisClient, watchdog, type RedisClient } from '../store/redis/connection.js'
-import type { Metrics } from '../observe/recorder.js'
+import type { Metrics } from '../instruments/recorder.js'
 import { RedisKeys } from '../store/redis/keys.js'
 import { defineScripts } from '../store/redis/scripts.js'
 import { RedisNamedSnapshots } from '../store/redis/snapshots.js'
-import type { Spans } from '../observe/spans.js'
+import type { Spans } from '../instruments/spans.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

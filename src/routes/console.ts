@@ -10,7 +10,7 @@ import { SandboxError } from '../errors.js'
 import { SESSION_COOKIE, SESSION_TTL_MS, type ConsoleSessions, type Session } from '../store/console-sessions.js'
 import type { World } from '../store/world.js'
 import { PACKAGE_JSON, ROOT } from '../files.js'
-import { staticFiles, type StaticFile } from './static-files.js'
+import { staticFiles, type StaticFile } from '../static-files.js'
 
 /*
  * The partner console (/console): static files of console/ and the UI library it uses, served from the

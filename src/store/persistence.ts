@@ -1,12 +1,12 @@
 import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Partner } from './partner.js'
-import { NO_METRICS, type Metrics } from '../observe/recorder.js'
+import { NO_METRICS, type Metrics } from '../instruments/recorder.js'
 import { PartnerFile, type FileState, type StoredSnapshot } from './partner-file.js'
 import { applyOps, parseLog } from './partner-log.js'
 import { PARTNER_FILE_FORMAT, type AgentSnapshot, type PartnerSnapshot } from './records.js'
 import type { Persistence } from './world.js'
-import { NO_SPANS, SPAN, traced, type Spans } from '../observe/spans.js'
+import { NO_SPANS, SPAN, traced, type Spans } from '../instruments/spans.js'
 
 /*
  * Durable store (SANDBOX_DATA_DIR): per partner a snapshot (a lowdb JSON file, <id>.json) and a change
@@ -120,7 +120,7 @@ export class FilePersistence implements Persistence {
   /**
    * `report`: what the operator must hear of (a failed background compaction); the store plugin logs it as an error.
    * `metrics`: each batch's commit is timed (sandbox_datadir_write_duration_seconds), each failed one counted.
-   * `spans`: a request's wait for its batch to be on disk is a span of its trace (observe/spans.ts).
+   * `spans`: a request's wait for its batch to be on disk is a span of its trace (instruments/spans.ts).
    */
   constructor (dataDir: string, private readonly compactBytes = COMPACT_BYTES, private readonly report: (message: string) => void = () => {}, private readonly metrics: Metrics = NO_METRICS, private readonly spans: Spans = NO_SPANS) {
     this.dir = join(dataDir, 'partners')

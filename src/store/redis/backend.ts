@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto'
 import { SandboxError } from '../../errors.js'
 import type { Partner } from '../partner.js'
 import type { Guarantee, PartnerSnapshot } from '../records.js'
-import { NO_METRICS, type Metrics } from '../../observe/recorder.js'
+import { NO_METRICS, type Metrics } from '../../instruments/recorder.js'
 import { cardOf, type Change, type PartnerCard, type StateBackend, type World } from '../world.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 import { PartnerReplica } from './replica.js'
-import { NO_SPANS, type Spans } from '../../observe/spans.js'
+import { NO_SPANS, type Spans } from '../../instruments/spans.js'
 
 /*
  * The partners' state shared by replicas through Redis (SANDBOX_REDIS_URL; design.md "Many replicas, one

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis'
 import { SandboxError } from '../../errors.js'
-import type { Metrics } from '../../observe/recorder.js'
+import type { Metrics } from '../../instruments/recorder.js'
 
 /*
  * The connection to Redis (or Valkey) that replicas share their state through (SANDBOX_REDIS_URL). One

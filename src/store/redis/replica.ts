@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks'
 import { notFound } from '../../errors.js'
-import type { Metrics } from '../../observe/recorder.js'
+import type { Metrics } from '../../instruments/recorder.js'
 import type { PartnerSnapshot } from '../records.js'
 import type { Change, World } from '../world.js'
 import { asStoreError, type RedisClient } from './connection.js'
 import type { RedisKeys } from './keys.js'
 import type { Entry, SyncReply } from './scripts.js'
-import { SPAN, traced, type Spans } from '../../observe/spans.js'
+import { SPAN, traced, type Spans } from '../../instruments/spans.js'
 
 /*
  * One partner as this replica holds it: the state of the partner's snapshot in Redis with the log's changes
@@ -36,7 +36,7 @@ function decode (partnerId: string, text: string): Change {
 export interface ReplicaHost {
   client: RedisClient
   keys: RedisKeys
-  /** A request's wait for its round is a span of its trace (observe/spans.ts). */
+  /** A request's wait for its round is a span of its trace (instruments/spans.ts). */
   spans: Spans
   /** sandbox_redis_round_wait_seconds: how long each request waited for its round. */
   metrics: Metrics

@@ -3,16 +3,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { pathOf } from '../path-patterns.js'
-import { isReady } from '../plugins/operations.js'
+import { isReady } from './operations.js'
 import { connected } from '../store/redis/connection.js'
-import { ManagementServer } from './management.js'
-import { Recorder, type Probes, type RouteSeries } from './metrics.js'
-import { NO_METRICS, type Metrics } from './recorder.js'
-import { PROVIDER_WILDCARD, UNMATCHED, apiOf, providerRoute, routeTemplate } from './routes.js'
+import { ManagementServer } from '../observe/management.js'
+import { Recorder, type Probes, type RouteSeries } from '../observe/metrics.js'
+import { NO_METRICS, type Metrics } from '../instruments/recorder.js'
+import { PROVIDER_WILDCARD, UNMATCHED, apiOf, providerRoute, routeTemplate } from '../observe/routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What the other rooms count into (recorder.ts); NO_METRICS with SANDBOX_MANAGEMENT_PORT=off. */
+    /** What the other rooms count into (instruments/recorder.ts); NO_METRICS with SANDBOX_MANAGEMENT_PORT=off. */
     metrics: Metrics
     /**
      * The management port (SANDBOX_MANAGEMENT_PORT): opened once the main server listens (start() is that
