@@ -358,7 +358,7 @@ export function table (rows: string[][]): string {
   }).join('\n')
 }
 
-/** W1 and W2 against two sandboxes that differ in one feature, on and off (bench/journal.ts, bench/tracing.ts). */
+/** W1 and W2 against two sandboxes that differ in one feature, on and off (bench/journal.ts, bench/metrics.ts, bench/tracing.ts). */
 export async function compareOnOff (on: Server, off: Server): Promise<{ w1: Record<'on' | 'off', Measured>, w2: Record<'on' | 'off', Measured> }> {
   const w1 = await compare('W1', [
     { key: 'on', server: on, options: () => w1Options(on) },

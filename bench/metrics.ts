@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { CONNECTIONS, DURATION, RESULTS, compare, reset, say, startSandbox, w1Options, w2Options, type Measured, type Server } from './harness.js'
+import { CONNECTIONS, DURATION, RESULTS, compareOnOff, say, startSandbox, type Measured, type Server } from './harness.js'
 
 const TARGET = 0.03
 const SCRAPES = 20
@@ -45,14 +45,7 @@ async function scrapes (s: Server): Promise<{ meanMs: number, bytes: number, ser
 const on = await startSandbox('metrics-on')
 const off = await startSandbox('metrics-off', undefined, undefined, undefined, { SANDBOX_MANAGEMENT_PORT: 'off' })
 try {
-  const w1 = await compare('W1', [
-    { key: 'on', server: on, options: () => w1Options(on) },
-    { key: 'off', server: off, options: () => w1Options(off) }
-  ])
-  const w2 = await compare('W2', [
-    { key: 'on', server: on, options: () => w2Options(on), before: () => reset(on) },
-    { key: 'off', server: off, options: () => w2Options(off), before: () => reset(off) }
-  ])
+  const { w1, w2 } = await compareOnOff(on, off)
   say('scraping the "on" sandbox')
   const scrape = await scrapes(on)
   const rows = [
