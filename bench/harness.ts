@@ -208,6 +208,16 @@ export async function w2Options (server: Server, tokens = server): Promise<autoc
   return { url: `${server.base}${W2_PATH}`, method: 'POST', headers: { ...await apiHeaders(tokens), 'content-type': 'application/json' }, body: MESSAGE }
 }
 
+/** Client-credentials token requests of partner-a (HTTP Basic), as a partner's backend sends them. */
+export function tokenOptions (server: Server): autocannon.Options {
+  return {
+    url: `${server.base}${TOKEN_PATH}`,
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials&scope=openid'
+  }
+}
+
 /** Back to the start of the default scenario (the messages of earlier rounds go). */
 export async function reset (server: Server): Promise<void> {
   const res = await fetch(`${server.base}/__sandbox/reset`, { method: 'POST', headers: { authorization: `Bearer ${await clientToken(server)}` } })

@@ -20,7 +20,7 @@ import autocannon from 'autocannon'
 import { largePartnerCreates } from './durable.js'
 import { manyPartners } from './partners.js'
 import { coldStarts } from './startup.js'
-import { AGENT_ID, CLIENT, CONNECTIONS, CPU_PROF, CUSTOMER_ID, DURATION, LOG_LEVEL, RESULTS, REWARM, ROUNDS, TOKEN_PATH, W1_PATH, W2_PATH, WARMUP, compare, fmt, once, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, apiHeaders, clientToken, type Measured, type Server } from './harness.js'
+import { AGENT_ID, CLIENT, CONNECTIONS, CPU_PROF, CUSTOMER_ID, DURATION, LOG_LEVEL, RESULTS, REWARM, ROUNDS, W1_PATH, W2_PATH, WARMUP, compare, fmt, once, pct, reset, say, startBaseline, startSandbox, table, verdict, w1Options, w2Options, apiHeaders, clientToken, tokenOptions as tokenOptionsOf, type Measured, type Server } from './harness.js'
 import { LAUNCH_FLAGS } from '../src/heap.js'
 
 const TOKEN_CONNECTIONS = 10
@@ -142,12 +142,7 @@ async function main (): Promise<void> {
     const diskMessages = await messageCount(disk)
 
     say(`token endpoint: client_credentials for ${TOKEN_DURATION} s, ${TOKEN_CONNECTIONS} connections`)
-    const tokenOptions: autocannon.Options = {
-      url: `${memory.base}${TOKEN_PATH}`,
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials&scope=openid'
-    }
+    const tokenOptions = tokenOptionsOf(memory)
     await autocannon({ ...tokenOptions, connections: TOKEN_CONNECTIONS, duration: 1, skipAggregateResult: true })
     const tokenBefore = memory.cpuSeconds()
     const tokenRun = await autocannon({ ...tokenOptions, connections: TOKEN_CONNECTIONS, duration: TOKEN_DURATION })
