@@ -32,7 +32,7 @@ COPY --from=build /runtime /app
 # provider (loaded at its first use) already compiled. Loading the chunks runs no server: only dist/bundle.js
 # itself starts one.
 RUN mkdir -p /data /app/.node-compile-cache && chown node:node /data /app/.node-compile-cache \
-    && runuser -u node -- node --max-semi-space-size=8 --no-maglev --no-memory-reducer -e "const chunks = require('node:fs').readdirSync('dist').filter((f) => /^bundle-.+\.js$/.test(f)); Promise.all(chunks.map((f) => import('./dist/' + f))).then(() => {}, (e) => { console.error(e); process.exit(1) })"
+    && runuser -u node -- node --max-semi-space-size=8 --max-old-space-size=1024 --no-maglev --no-memory-reducer -e "const chunks = require('node:fs').readdirSync('dist').filter((f) => /^bundle-.+\.js$/.test(f)); Promise.all(chunks.map((f) => import('./dist/' + f))).then(() => {}, (e) => { console.error(e); process.exit(1) })"
 USER node
 VOLUME /data
 EXPOSE 8080
@@ -41,4 +41,4 @@ EXPOSE 9000
 # slim images have no curl: node itself asks /health
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--max-semi-space-size=8", "--no-maglev", "--no-memory-reducer", "dist/cli.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=1024", "--no-maglev", "--no-memory-reducer", "dist/cli.js"]

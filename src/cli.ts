@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --no-maglev --no-memory-reducer
+#!/usr/bin/env -S node --max-semi-space-size=8 --max-old-space-size=1024 --no-maglev --no-memory-reducer
 import { executionAsyncResource } from 'node:async_hooks'
 import { existsSync } from 'node:fs'
 import nodeModule from 'node:module'

@@ -19,6 +19,14 @@ export const LAUNCH_FLAGS = [
   // took, and each scavenge then copied the survivors of a large semi-space: pauses of 9-11 ms where bare
   // Fastify's took about 1 ms, which made the sandbox's p99.
   '--max-semi-space-size=8',
+  // The old generation at most 1 GB (Node documents the flag), which also sets how far V8 lets it grow past what
+  // its last full collection left alive: V8 scales that factor with the bound, 4x from a 2 GB bound up (Node's
+  // own bound is half the memory of the machine or container, at most 4 GB), 1.6x at 1 GB. Every stored record
+  // lives there: with V8's 4x, 40,000 messages stored grew a sandbox's resident memory by 45-97 MB (1.2-2.5 KB
+  // each), with this bound by 19-35 MB, on Node 22, 24 and 26, the live heap 27-31 MB at the end either way
+  // (bench/records.ts, issue 49). A sandbox whose live data outgrow 1 GB stops with "heap out of memory": an
+  // operator gives a larger bound after ours (`node ... --max-old-space-size=4096 dist/cli.js`).
+  '--max-old-space-size=1024',
   // Hot code compiled by V8's Sparkplug and TurboFan, not by Maglev (its mid tier, on by default on Node 24 and
   // 26): Maglev compiles many more functions on background threads, and glibc keeps the memory those compiles
   // used (17-28 MB more resident memory under W2 on Node 24, at the same CPU per request).

@@ -87,3 +87,31 @@ t.test('--no-maglev: hot code is optimised by TurboFan alone, never by Maglev', 
   t.notOk(skipped.maglev, 'no Maglev code')
   t.ok(skipped.turbofan, 'TurboFan still optimises it')
 })
+
+/*
+ * Records kept, then a full collection: with --trace-gc-verbose V8 prints the factor by which it lets the old
+ * generation grow past what that collection left alive before the next one ("[HeapController] factor 1.6 ...").
+ * V8 picks the factor from the collection's speed against the program's, up to a most that it scales with the
+ * old generation's bound: 4 from a 2 GB bound up, which is V8's own on a machine (or container) of 4 GB or more.
+ */
+const KEPT_THEN_COLLECTED = `
+  const kept = []
+  for (let i = 0; i < 100000; i++) kept.push({ id: String(i), message: 'YOUR STATEMENT IS READY. ' + i })
+  gc()
+  console.log(kept.length)
+`
+const growthFactors = (flags: string[]): number[] =>
+  [...runWith(['--expose-gc', '--trace-gc-verbose', ...flags], KEPT_THEN_COLLECTED).matchAll(/\[HeapController\] factor ([\d.]+)/g)].map((m) => Number(m[1]))
+
+t.test('--max-old-space-size=1024: V8 lets the old generation grow at most 1.6x past what a full collection left alive', async (t) => {
+  const flag = LAUNCH_FLAGS.find((f) => f.startsWith('--max-old-space-size='))
+  t.ok(flag, 'the launch flags bound the old generation')
+  const bounded = growthFactors([...LAUNCH_FLAGS])
+  t.ok(bounded.length > 0, `V8 said its factor (${bounded.join(', ')})`)
+  t.ok(bounded.every((f) => f <= 1.6), `with the launch flags at most 1.6 (${bounded.join(', ')})`)
+  // V8's own bound is half the memory Node sees, at most 4 GB: from 2 GB up its factor may reach 4
+  const ownBoundMb = Number(runWith([], 'console.log(require("node:v8").getHeapStatistics().heap_size_limit / 1048576)'))
+  const own = growthFactors(LAUNCH_FLAGS.filter((f) => f !== flag))
+  if (ownBoundMb >= 2048) t.ok(own.some((f) => f > 1.6), `without it (V8's bound ${Math.round(ownBoundMb)} MB) V8 let it grow further (${own.join(', ')})`)
+  else t.comment(`without it V8's own bound is ${Math.round(ownBoundMb)} MB here, its factor ${own.join(', ')}`)
+})
