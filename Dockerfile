@@ -18,9 +18,12 @@ RUN npm run build && node scripts/runtime-files.mjs /app /runtime
 
 # ---- runtime
 FROM node:24-bookworm-slim
+# the management port fixed where an operator deploys (the command's own default is a free port: several
+# sandboxes on one machine); deploy/'s manifests set it too, where their Prometheus scrapes it
 ENV NODE_ENV=production \
     PORT=8080 \
     HOST=0.0.0.0 \
+    SANDBOX_MANAGEMENT_PORT=9000 \
     NODE_COMPILE_CACHE=/app/.node-compile-cache
 WORKDIR /app
 COPY --from=build /runtime /app

@@ -57,8 +57,8 @@ export interface StartedSandbox {
 /**
  * Where the library's defaults differ from the command's: a free port of loopback (a test suite's sandbox is no
  * service of the machine's), no overload guard (the event loop is the host's: a test that blocks it for a
- * second must not make the sandbox answer 503), and no management port (metrics are for operators; port 9000
- * would be taken by the first of several sandboxes: give managementPort 0 for a free one).
+ * second must not make the sandbox answer 503), and no management port (metrics are for operators: give
+ * managementPort 0 for one on a free port).
  */
 const GUEST_DEFAULTS: SandboxConfig = { port: 0, host: '127.0.0.1', maxEventLoopDelay: 60_000, managementPort: 'off' }
 

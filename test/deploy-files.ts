@@ -19,6 +19,16 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
 export const DEPLOY = join(ROOT, 'deploy')
 
+/**
+ * The management port the image fixes (its Dockerfile's ENV): where every manifest of deploy/ has Prometheus
+ * scrape. The command's own default is a free port, which no scrape config could name.
+ */
+export function imageManagementPort (): number {
+  const set = /^ +SANDBOX_MANAGEMENT_PORT=(\d+)/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))
+  if (set === null) throw new Error('the Dockerfile sets no SANDBOX_MANAGEMENT_PORT')
+  return Number(set[1])
+}
+
 export interface YamlDoc {
   /** path under deploy/, and the document's index when the file holds several */
   name: string

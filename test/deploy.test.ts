@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join, posix } from 'node:path'
 import { OPTIONS } from '../src/config.js'
 import { ROOT } from './built.js'
-import { DEPLOY, loadSchemas, yamlDocuments } from './deploy-files.js'
+import { DEPLOY, imageManagementPort, loadSchemas, yamlDocuments } from './deploy-files.js'
 import { build } from './helper.js'
 import { freePort, replicaSkip } from './replicas/harness.js'
 
@@ -243,13 +243,20 @@ t.test('Kubernetes: the sandbox\'s Deployment, Service and PodDisruptionBudget',
   t.ok(pdb.spec.maxUnavailable === 1 || pdb.spec.minAvailable === 2, 'and lets one go at a time')
 })
 
+t.test('the image fixes the management port it exposes; the command alone picks a free one', async (t) => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
+  t.equal(imageManagementPort(), 9000, "Keycloak's management port, where deploy/'s Prometheus scrapes")
+  t.ok(dockerfile.split('\n').includes(`EXPOSE ${imageManagementPort()}`), 'exposed')
+  t.equal(OPTIONS.find((o) => o.env === 'SANDBOX_MANAGEMENT_PORT')!.default, 0, 'the command\'s default: several sandboxes on one machine')
+})
+
 t.test('Kubernetes: the management port on the Service, and a ServiceMonitor that scrapes it', async (t) => {
   const deployment = manifest('Deployment', 'sandbox')
   const [container] = deployment.spec.template.spec.containers
-  const managementPort = OPTIONS.find((o) => o.env === 'SANDBOX_MANAGEMENT_PORT')!.default
+  const managementPort = imageManagementPort()
   const metricsPort = container.ports.find((p: any) => p.name === 'metrics')
-  t.equal(metricsPort?.containerPort, managementPort, 'the container\'s metrics port is the management port the sandbox opens by default')
-  t.notOk(container.env.some((e: any) => e.name === 'SANDBOX_MANAGEMENT_PORT'), 'which the Deployment keeps')
+  t.equal(metricsPort?.containerPort, managementPort, 'the container\'s metrics port is the image\'s management port')
+  t.equal(container.env.find((e: any) => e.name === 'SANDBOX_MANAGEMENT_PORT')?.value, String(managementPort), 'which the Deployment sets too')
   const service = manifest('Service', 'sandbox')
   const servicePort = service.spec.ports.find((p: any) => p.name === 'metrics')
   t.equal(servicePort?.targetPort, 'metrics', 'the Service has a metrics port onto it')

@@ -86,21 +86,21 @@ export async function suite (): Promise<void> {
 `
 
 /**
- * The files of one recipe of docs/from-code.md (its \`\`\`js file=<name> blocks under "### <title>"), written to a
- * directory of their own beside the installed package, with the test file twice: two files, two fresh agents.
+ * The files of one recipe of docs/from-code.md (its \`\`\`<language> file=<name> blocks under the heading that
+ * begins "### <title>"), written to a directory of their own beside the installed package, with the test file twice:
+ * two files, two fresh agents.
  */
 export function recipes (work: string, title: string): string {
   const page = readFileSync(join(ROOT, 'docs', 'from-code.md'), 'utf8')
-  const start = page.indexOf(`\n### ${title}`)
-  if (start < 0) throw new Error(`docs/from-code.md has no section "${title}"`)
-  const section = page.slice(start + 1).split(/\n#{2,3} /)[0]
+  const section = page.split(/^#{2,3} /m).find((s) => s.startsWith(title))
+  if (section === undefined) throw new Error(`docs/from-code.md has no section "${title}"`)
   const dir = join(work, title.replace(/\W+/g, '-'))
   mkdirSync(dir, { recursive: true })
-  const files = [...section.matchAll(/```js file=(\S+)\n([\s\S]*?)```/g)]
+  const files = [...section.matchAll(/```\w+ file=(\S+)\n([\s\S]*?)```/g)]
   if (files.length === 0) throw new Error(`the section "${title}" has no file`)
   for (const [, name, code] of files) {
     writeFileSync(join(dir, name), code)
-    if (name.endsWith('.test.mjs')) writeFileSync(join(dir, `more-${name}`), code)
+    if (/\.test\.[mc]?[jt]s$/.test(name)) writeFileSync(join(dir, `more-${name}`), code)
   }
   return dir
 }

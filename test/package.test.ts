@@ -8,9 +8,9 @@ import { PARTNER_PROJECT, TYPED_USE, USE_OF_ALL_THREE, recipes } from './package
 
 /*
  * The package as a partner gets it: `npm pack`, then `npm i <tarball>` in an empty project (with testcontainers,
- * the optional peer, and Vitest beside it), and there an ESM script and a TypeScript file using all three
- * exports, two sandboxes at once in one process that then ends by itself, and the recipes of
- * docs/from-code.md as written.
+ * the optional peer, and Vitest, Jest and ts-jest beside it), and there an ESM script and a TypeScript file using
+ * all three exports, two sandboxes at once in one process that then ends by itself, and the recipes of
+ * docs/from-code.md as written (node:test, Vitest, Jest in ESM and with TypeScript).
  */
 
 // the installs (from npm's cache where it has them) and the runs take minutes on a busy 2-core machine: CI
@@ -22,9 +22,9 @@ const versionOf = (name: string): string => (JSON.parse(readFileSync(join(ROOT, 
 interface Run { code: number | null, signal: string | null, stdout: string, stderr: string }
 
 /** Runs a command to its end, however long it takes: a process that does not end by itself fails the test by its timeout. */
-async function run (command: string, args: string[], cwd: string): Promise<Run> {
+async function run (command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return await new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
@@ -48,7 +48,9 @@ async function packageTests (): Promise<void> {
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string, files: Array<{ path: string }>, unpackedSize: number }>
   writeFileSync(join(work, 'package.json'), JSON.stringify(PARTNER_PROJECT, null, 2))
   const install = await run('npm', ['i', '--no-audit', '--no-fund', '--prefer-offline', `./${packed.filename}`,
-    `testcontainers@${versionOf('testcontainers')}`, `@types/node@${versionOf('@types/node')}`, 'vitest@^3.2.7'], work)
+    `testcontainers@${versionOf('testcontainers')}`, `@types/node@${versionOf('@types/node')}`, 'vitest@^3.2.7',
+    // the Jest recipes': Jest with its ESM imports, ts-jest and the TypeScript it compiles with
+    'jest@^30.2.0', '@jest/globals@^30.2.0', 'ts-jest@^29.4.5', `typescript@${versionOf('typescript')}`], work)
 
   t.test('the tarball holds the built package: declarations, the bundle, the data; no sources, tests or maps', async (t) => {
     const paths = packed.files.map((f) => f.path)
@@ -103,5 +105,26 @@ async function packageTests (): Promise<void> {
     const vitest = await run(process.execPath, [join(work, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], dir)
     t.equal(vitest.code, 0, `vitest run: ${vitest.stdout.slice(-3000)}${vitest.stderr.slice(-2000)}`)
     t.match(vitest.stdout, /Test Files\s+2 passed \(2\)/, 'both files passed')
+  })
+
+  // Jest as docs/from-code.md runs it: `NODE_OPTIONS=--experimental-vm-modules npx jest` in the recipe's directory
+  const jest = async (dir: string): Promise<Run> => await run('npx', ['jest'], dir, { NODE_OPTIONS: '--experimental-vm-modules' })
+
+  t.test("docs/from-code.md's Jest recipe, ESM: one sandbox for the run, a fresh agent for each of two files", async (t) => {
+    const dir = recipes(work, 'Jest, ESM')
+    const result = await jest(dir)
+    t.equal(result.code, 0, `npx jest: ${result.stdout.slice(-3000)}${result.stderr.slice(-3000)}`)
+    t.match(result.stderr, /^Tests: +2 passed, 2 total$/m, 'both files passed')
+  })
+
+  t.test("docs/from-code.md's Jest recipe with TypeScript (ts-jest): the same, in TypeScript that type-checks", async (t) => {
+    const dir = recipes(work, 'Jest with TypeScript (ts-jest)')
+    const result = await jest(dir)
+    t.equal(result.code, 0, `npx jest: ${result.stdout.slice(-3000)}${result.stderr.slice(-3000)}`)
+    t.match(result.stderr, /^Tests: +2 passed, 2 total$/m, 'both files passed')
+    t.notMatch(result.stderr, /ts-jest\[\S+\] \(WARN\)/, 'ts-jest has nothing to warn of')
+    // ts-jest compiles each file alone (isolatedModules): the recipe's tsconfig.json checks the types
+    const tsc = await run(process.execPath, [join(work, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], dir)
+    t.equal(tsc.code, 0, `tsc --noEmit: ${tsc.stdout}${tsc.stderr}`)
   })
 }

@@ -146,7 +146,12 @@ async function observe (fastify: FastifyInstance, opts: ObserveOptions): Promise
   let starting: Promise<string | undefined> | undefined
   const management: FastifyInstance['management'] = {
     url: undefined,
-    start: async () => await (starting ??= server.listen().then((port) => (management.url = localUrl(config.host, port))))
+    start: async () => await (starting ??= server.listen().then((port) => {
+      // by default a free port (several sandboxes on one machine): the log says which, as the banner does
+      management.url = localUrl(config.host, port)
+      fastify.log.info({ managementUrl: management.url }, `management port listening at ${management.url}`)
+      return management.url
+    }))
   }
   fastify.decorate('management', management)
   // a failure is logged here; the command (server.ts) awaits start() too and stops on it

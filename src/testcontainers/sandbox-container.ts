@@ -7,9 +7,10 @@ import { partnersOf, type ScenarioPartner } from './partners.js'
 /** The port the image's sandbox listens on (its PORT). */
 const PORT = 8080
 /**
- * The image's management port (SANDBOX_MANAGEMENT_PORT: /metrics), mapped too, at random. Podman lists every
- * port an image exposes among a container's bindings, published or not, and Testcontainers waits until each of
- * them is bound (testcontainers-node#1108): with 8080 alone a start failed after 10 s.
+ * The image's management port (SANDBOX_MANAGEMENT_PORT: /metrics), mapped too, at random. The container is given
+ * it explicitly, as the image's own environment gives it (the command alone would pick a free port). Podman lists
+ * every port an image exposes among a container's bindings, published or not, and Testcontainers waits until each
+ * of them is bound (testcontainers-node#1108): with 8080 alone a start failed after 10 s.
  */
 const MANAGEMENT_PORT = 9000
 /** A host port taken between the probe and the container's start is tried again with another, this often. */
@@ -49,6 +50,7 @@ export class SandboxContainer extends GenericContainer {
 
   constructor (image: string) {
     super(image)
+    this.withEnvironment({ SANDBOX_MANAGEMENT_PORT: String(MANAGEMENT_PORT) })
     this.withWaitStrategy(Wait.forHttp('/ready', PORT).forStatusCode(200))
   }
 

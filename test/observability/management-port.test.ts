@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { ConfigError, loadConfig } from '../../src/config.js'
-import { ROOT, ensureBuilt, kill, startCli } from '../built.js'
+import { LAUNCH_FLAGS } from '../../src/heap.js'
+import { ROOT, ensureBuilt, kill, startCli, type Started } from '../built.js'
 import { scrape, total } from './scrape.js'
 
 /*
@@ -18,7 +19,7 @@ const REPORT_LOADS = 'data:text/javascript,' + encodeURIComponent(
 )
 
 t.test('the option takes a port, 0 or off; anything else is refused naming it', async (t) => {
-  t.equal(loadConfig({}).managementPort, 9000, "Keycloak's management port by default")
+  t.equal(loadConfig({}).managementPort, 0, 'a free port by default (the image and deploy/ set 9000)')
   t.equal(loadConfig({ managementPort: '9100' }).managementPort, 9100, 'a port, from the environment or a flag')
   t.equal(loadConfig({ managementPort: '0' }).managementPort, 0, '0: a free port')
   t.equal(loadConfig({ managementPort: 'off' }).managementPort, 'off')
@@ -39,6 +40,27 @@ t.test('the command: the banner names the management port, 0 a free one; /metric
   const { samples } = await scrape(m![1])
   t.equal(total(samples, 'sandbox_ready'), 1, 'metrics on the management port')
   t.equal((await fetch(`http://127.0.0.1:${server.port}/metrics`)).status, 404, 'none on the main port')
+})
+
+t.test('two sandboxes on one machine, as `npm start` runs them with distinct PORTs and no management port: both serve', async (t) => {
+  ensureBuilt()
+  // npm start's command (its launch flags), the management port left to its default, the main ports free ones
+  const start = async (): Promise<Started> => await startCli({ LOG_LEVEL: 'info', SANDBOX_MANAGEMENT_PORT: undefined }, undefined, [...LAUNCH_FLAGS])
+  const first = await start()
+  t.teardown(async () => await kill(first.child))
+  const second = await start().catch((err: Error) => err)
+  if (second instanceof Error) {
+    t.fail(`the second sandbox did not start: ${second.message}`)
+    return
+  }
+  t.teardown(async () => await kill(second.child))
+  const managementOf = (s: Started): string => /^ {2}metrics +(http:\/\/\S+)\/metrics/m.exec(s.stderr())![1]
+  t.not(managementOf(first), managementOf(second), 'a management port each')
+  for (const [name, s] of [['first', first], ['second', second]] as const) {
+    t.equal((await fetch(`http://127.0.0.1:${s.port}/health`)).status, 200, `the ${name} answers /health`)
+    t.equal((await fetch(`${managementOf(s)}/health`)).status, 200, 'on its management port too')
+    t.match(s.stdout(), `"msg":"management port listening at ${managementOf(s)}"`, 'which the log names, as the banner does')
+  }
 })
 
 t.test('a management port in use stops the start, naming the option', async (t) => {

@@ -4,6 +4,7 @@ import t from 'tap'
 import { parse } from 'yaml'
 import { MANIFEST, RULE_FILES, prometheusRule } from '../../scripts/prometheus-rule.js'
 import { ROOT } from '../built.js'
+import { imageManagementPort } from '../deploy-files.js'
 import { prometheusSkip, promtool } from './scrape.js'
 
 /*
@@ -66,8 +67,9 @@ t.test('Compose: Prometheus scrapes every replica\'s management port and loads e
   const replicas = Object.keys(compose.services).filter((name) => /^sandbox-\d$/.test(name))
   const job = config.scrape_configs.find((j: any) => j.job_name === 'banking-agent-sandbox')
   t.ok(job !== undefined, 'the job the alert on `up` names')
-  t.same(job.static_configs.flatMap((s: any) => s.targets), replicas.map((r) => `${r}:9000`), 'every replica, on the default management port')
-  t.equal(compose.services['sandbox-1'].environment.SANDBOX_MANAGEMENT_PORT, undefined, 'which the replicas keep')
+  const port = imageManagementPort()
+  t.same(job.static_configs.flatMap((s: any) => s.targets), replicas.map((r) => `${r}:${port}`), 'every replica, on the image\'s management port')
+  for (const r of replicas) t.equal(compose.services[r].environment.SANDBOX_MANAGEMENT_PORT, String(port), `which ${r} is given too`)
   const mounts: string[] = compose.services.prometheus.volumes
   for (const file of ['recording-rules.yaml', 'alerts.yaml']) {
     t.ok(mounts.includes(`../prometheus/${file}:/etc/prometheus/rules/${file}:ro`), `${file} mounted where rule_files looks`)
