@@ -110,7 +110,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   if (opts.tracing !== undefined) await fastify.register(opts.tracing.plugin)
   // then metrics: its request step goes on every route, and every room below counts into fastify.metrics
   await fastify.register(observe, { config, version: SANDBOX_VERSION })
-  await fastify.register(securityHeaders)
+  await fastify.register(securityHeaders, { hstsSeconds: config.publicUrl!.startsWith('https://') ? config.hsts : 0 })
   // every answer that goes through reply.send (the API, the control API, the docs) is written at the end of
   // its event-loop turn, with the others of that turn; the identity provider writes its own
   await fastify.register(answerBatching)
@@ -157,7 +157,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     metrics: fastify.metrics,
     docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
   })
-  await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate })
+  await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate, publishedSecrets: config.publishedSecrets === 'on' })
   const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))
   await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl })
   // the operator's console: sessions of its own (store, cookie, keys), which only the operator endpoints accept
@@ -169,6 +169,6 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter, metrics: fastify.metrics })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0, operatorSession: operatorSession(operatorSessions, config.adminToken) })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, snapshotLimit: config.snapshotLimit, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0, operatorSession: operatorSession(operatorSessions, config.adminToken) })
   })
 }

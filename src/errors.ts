@@ -31,6 +31,7 @@ export const CATALOGUE = {
   SANDBOX_ERR_RATE_LIMITED: { status: 429, summary: "The partner's requests per second (SANDBOX_RATE_LIMIT), or a client's token requests per second (SANDBOX_TOKEN_RATE_LIMIT), are used up; retry after the given seconds" },
   SANDBOX_ERR_OVERLOADED: { status: 503, summary: 'The sandbox is overloaded; retry after the given seconds' },
   SANDBOX_ERR_STORE_UNAVAILABLE: { status: 503, summary: 'A sandbox running as several replicas cannot reach its shared store (Redis) just now; nothing was changed unless the store confirmed it; retry after the given seconds' },
+  SANDBOX_ERR_STORE_FULL: { status: 507, summary: "The sandbox's shared store (Redis) is nearly full (SANDBOX_REDIS_MEMORY_GUARD): writes are refused, reads still served, until the operator makes room" },
   SANDBOX_ERR_TIMEOUT: { status: 408, summary: 'The client did not send the whole request within the request timeout' },
   SANDBOX_ERR_FAULT_INJECTED: { status: 500, summary: 'An error injected on purpose (Sandbox-Fault or Prefer header, fault rule or magic value); the status is the one asked for' },
   SANDBOX_ERR_INTERNAL: { status: 500, summary: 'An unexpected fault in the sandbox (never a client mistake)' }

@@ -10,7 +10,8 @@ function help (): string {
   const width = Math.max(...OPTIONS.map((o) => o.flag.length)) + 10
   const lines = OPTIONS.map((o) => {
     const flag = `  --${o.flag} <${o.type === 'integer' ? 'n' : 'value'}>`.padEnd(width + 4)
-    const def = o.default === undefined ? '' : ` (default ${String(o.default)})`
+    const hosted = o.hosted === undefined ? '' : `; hosted profile: ${String(o.hosted)}`
+    const def = o.default === undefined ? (hosted === '' ? '' : ` (${hosted.slice(2)})`) : ` (default ${String(o.default)}${hosted})`
     return `${flag}${o.description}${def}\n${''.padEnd(width + 4)}env ${o.env}`
   })
   return `Usage: ${NAME} [options]\n\nA sandbox of the Banking Agent REST Service 4.1.0 with an embedded OpenID Connect provider.\n` +
@@ -46,7 +47,8 @@ function storeOf (config: Config): string {
 
 function banner (config: Config, fastify: FastifyInstance): void {
   const url = config.publicUrl!
-  const partners = [...fastify.world.partners.values()].filter((p) => !p.registered).slice(0, 4)
+  // the scenario's partners and their published credentials, when those work here (a hosted sandbox shows none)
+  const partners = config.publishedSecrets === 'on' ? [...fastify.world.partners.values()].filter((p) => !p.registered).slice(0, 4) : []
   const lines = [
     `Banking Agent Sandbox listening on ${config.host}:${config.port}`,
     `  API        ${url}/api`,
@@ -54,7 +56,7 @@ function banner (config: Config, fastify: FastifyInstance): void {
     `  console    ${url}/console`,
     `  discovery  ${url}/auth/realms/sandbox/.well-known/openid-configuration`,
     ...(fastify.management.url === undefined ? [] : [`  metrics    ${fastify.management.url}/metrics (management port: /health, /ready)`]),
-    `  scenario   ${config.scenario} (${storeOf(config)})`,
+    `  scenario   ${config.scenario} (${storeOf(config)})${config.profile === 'local' ? '' : `, profile ${config.profile}`}`,
     ...partners.map((p) => `  client     ${p.id} / ${p.secret}  agents ${[...p.agents.keys()].join(', ')}${p.users.length > 0 ? `  users ${p.users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`)
   ]
   process.stderr.write(`${lines.join('\n')}\n`)

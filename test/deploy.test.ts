@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, posix } from 'node:path'
-import { OPTIONS } from '../src/config.js'
+import { OPTIONS, fromEnv, loadConfig } from '../src/config.js'
 import { ROOT } from './built.js'
 import { DEPLOY, imageManagementPort, loadSchemas, yamlDocuments } from './deploy-files.js'
 import { build } from './helper.js'
@@ -327,6 +327,27 @@ t.test('redis-server reads redis.conf: AOF with an fsync per write, no eviction'
   t.equal(setting('appendfsync'), 'always', 'fsync before the answer')
   t.equal(setting('maxmemory-policy'), 'noeviction', 'a full Redis refuses writes rather than drop partner data')
   t.equal(setting('save'), '', 'no RDB snapshots besides')
+})
+
+t.test('the deploy/ manifests start in the hosted profile, the operator token coming from a secret that is not committed', async (t) => {
+  // Compose: the profile in the file, the token from the operator's .env (git-ignored) or shell, never a default
+  const sandbox = compose.services['sandbox-1']
+  t.equal(sandbox.environment.SANDBOX_PROFILE, 'hosted', 'Compose: SANDBOX_PROFILE=hosted')
+  t.match(sandbox.environment.SANDBOX_ADMIN_TOKEN, /^\$\{SANDBOX_ADMIN_TOKEN:\?[^}]+\}$/, 'Compose: SANDBOX_ADMIN_TOKEN must be given (no default in the file)')
+  t.ok(gitIgnored(join(DEPLOY, 'compose', '.env')), 'deploy/compose/.env, where the token goes, cannot be committed')
+
+  // Kubernetes: the profile in the ConfigMap, the token from a generated Secret
+  const container = manifest('Deployment', 'sandbox').spec.template.spec.containers[0]
+  const literals: string[] = kustomization.configMapGenerator.find((g: any) => g.name === container.envFrom[0].configMapRef.name).literals
+  t.ok(literals.includes('SANDBOX_PROFILE=hosted'), 'Kubernetes: SANDBOX_PROFILE=hosted')
+  const token = container.env.find((e: any) => e.name === 'SANDBOX_ADMIN_TOKEN')
+  t.ok(token?.valueFrom?.secretKeyRef !== undefined, 'Kubernetes: SANDBOX_ADMIN_TOKEN from a Secret')
+  t.ok(kustomization.secretGenerator.some((g: any) => g.name === token.valueFrom.secretKeyRef.name), 'which the kustomization generates from a git-ignored file')
+
+  // and a replica so configured starts hosted; without the token it does not start
+  const env = { SANDBOX_PROFILE: 'hosted', SANDBOX_ADMIN_TOKEN: 'a-token-of-at-least-16-characters' }
+  t.equal(loadConfig(fromEnv(env)).profile, 'hosted')
+  t.throws(() => loadConfig(fromEnv({ SANDBOX_PROFILE: 'hosted' })), /needs an operator credential/)
 })
 
 t.test('the probes\' paths answer, on a sandbox signed with a key made as deploy/README.md says', async (t) => {

@@ -529,6 +529,16 @@ t.test('partner limits give a clear 4xx in the error shape and change nothing', 
     t.equal(app.world.partner('partner-a')!.recordCount, 0)
   })
 
+  await t.test('maxRecords counts guarantees too: a partner cannot pile them up past the limit', async (t) => {
+    const app = await build(t, { scenario: 'empty', maxRecords: 100 })
+    for (let i = 0; i < 100; i++) t.equal((await api(app, { url: '/__sandbox/guarantees', body: { state: 'VALID' }, agent: null })).statusCode, 200)
+    t.equal(app.world.partner('partner-a')!.recordCount, 100)
+    const before = bytesOf(app, 'partner-a')
+    isError(t, await api(app, { url: '/__sandbox/guarantees', body: { state: 'VALID' }, agent: null }), 403, 'SANDBOX_ERR_LIMIT', /limit is 100/)
+    isError(t, await api(app, { url: '/api/customers', body: customerBody() }), 403, 'SANDBOX_ERR_LIMIT', /limit is 100/)
+    same(t, bytesOf(app, 'partner-a'), before, 'nothing changed')
+  })
+
   await t.test('maxAgents', async (t) => {
     const app = await build(t, { maxAgents: 3 })
     t.equal((await api(app, { url: '/__sandbox/agents', method: 'POST', agent: null })).statusCode, 200, 'a third agent')

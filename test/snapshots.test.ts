@@ -102,6 +102,25 @@ t.test('a corrupted snapshot is refused with 400 naming the path and the rule, a
   t.equal((await api(app, { method: 'PUT', url: '/__sandbox/snapshot', agent: null, body: '{"snapshotFormat":', headers: { 'content-type': 'application/json' } })).statusCode, 400, 'not JSON')
 })
 
+t.test('PUT /__sandbox/snapshot takes at most SANDBOX_SNAPSHOT_LIMIT bytes (default 4 MiB): 413 in the error shape above, and nothing changes', async (t) => {
+  const app = await build(t)
+  const doc = await snapshot(app)
+  // the default scenario's partner-a: far below the cap
+  t.ok(doc.length < 4 * 1024 * 1024 / 20, `${doc.length} bytes`)
+  t.equal((await api(app, { method: 'PUT', url: '/__sandbox/snapshot', agent: null, body: doc, headers: { 'content-type': 'application/json' } })).statusCode, 200)
+  // the same document padded past the cap with white space (valid JSON): refused before it is parsed
+  const padded = doc.replace(/}$/, `${' '.repeat(4 * 1024 * 1024)}}`)
+  const big = await api(app, { method: 'PUT', url: '/__sandbox/snapshot', agent: null, body: padded, headers: { 'content-type': 'application/json' } })
+  t.equal(big.statusCode, 413)
+  t.equal(big.headers['x-sandbox-error'], 'SANDBOX_ERR_BODY_TOO_LARGE')
+  t.match(big.json(), { status: 413, error: 'Payload Too Large', path: '/__sandbox/snapshot' })
+  t.equal(await snapshot(app), doc, 'nothing changed')
+
+  const small = await build(t, { snapshotLimit: doc.length - 1 })
+  const res = await api(small, { method: 'PUT', url: '/__sandbox/snapshot', agent: null, body: doc, headers: { 'content-type': 'application/json' } })
+  t.equal(res.statusCode, 413, 'the cap is the option\'s')
+})
+
 t.test('named snapshots: save, list, return to one with reset, delete', async (t) => {
   const app = await build(t)
   const before = await reads(app)

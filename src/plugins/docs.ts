@@ -26,6 +26,8 @@ declare module 'fastify' {
 export interface DocsOptions {
   publicUrl: string
   deprecationDate: string
+  /** The Postman files carry the example partner's secret (SANDBOX_PUBLISHED_SECRETS=on); else an empty one to fill in. */
+  publishedSecrets: boolean
 }
 
 type Json = Record<string, any>
@@ -141,11 +143,12 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
   fastify.get(`${DOCS_PATH}/static/index.html`, hidden, async (_request, reply) => await reply.redirect('../'))
   fastify.get(`${DOCS_PATH}/openapi.json`, hidden, apiDocument)
   fastify.get(`${DOCS_PATH}/swagger.json`, hidden, async (request) => forVersion(fastify.swagger2() as unknown as Json, request))
-  // the Postman collection of the bank's API and its environment (the default partner's credentials)
+  // the Postman collection of the bank's API and its environment (the default partner's credentials, when the
+  // scenario's published secrets work here; served without sign-in, so never a secret that works otherwise)
   let collection: Promise<Json> | undefined
   const postmanSettings = (): PostmanSettings => {
     const { partner, agentId } = docExamples()
-    return { publicUrl, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, clientId: partner.clientId, clientSecret: partner.secret, agentId }
+    return { publicUrl, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, clientId: partner.clientId, clientSecret: opts.publishedSecrets ? partner.secret : '', agentId }
   }
   fastify.get(POSTMAN_PATH, hidden, async (request) => {
     collection ??= postmanCollection(forVersion(fastify.swagger() as unknown as Json, request), postmanSettings())

@@ -22,6 +22,7 @@ import type { Metrics } from '../instruments/recorder.js'
 import { RedisKeys } from '../store/redis/keys.js'
 import { defineScripts } from '../store/redis/scripts.js'
 import { RedisNamedSnapshots } from '../store/redis/snapshots.js'
+import { MemoryGuard } from '../store/redis/memory-guard.js'
 import type { Spans } from '../instruments/spans.js'
 
 declare module 'fastify' {
@@ -46,7 +47,7 @@ declare module 'fastify' {
 }
 
 /** The connections to the shared store: see FastifyInstance.redis. */
-interface Shared { client: RedisClient, bulk: RedisClient, keys: RedisKeys, close: () => Promise<void> }
+interface Shared { client: RedisClient, bulk: RedisClient, keys: RedisKeys, guard?: MemoryGuard, close: () => Promise<void> }
 
 /** Connects to the shared store, or says why not (the start stops: a replica without its state is no use). */
 async function connectShared (config: Config, log: FastifyBaseLogger, metrics: Metrics): Promise<Shared> {
@@ -70,11 +71,25 @@ async function connectShared (config: Config, log: FastifyBaseLogger, metrics: M
   const dropped = (node: string): void =>
     log.warn({ node, timeoutMs: config.redisTimeout }, 'Redis did not answer a PING in time: connection dropped (waiting requests answer 503), reconnecting')
   const stops = [watchdog(client, config.redisTimeout, dropped), watchdog(bulk, config.redisTimeout, dropped)]
+  const guard = config.redisMemoryGuard === 0 ? undefined : await memoryGuard(client, config, log)
+  if (guard !== undefined) stops.push(() => guard.stop())
   const close = async (): Promise<void> => {
     for (const stop of stops) stop()
     await Promise.all([client, bulk].map(async (c) => await c.quit().catch(() => c.disconnect())))
   }
-  return { client, bulk, keys: new RedisKeys(config.redisPrefix), close }
+  return { client, bulk, keys: new RedisKeys(config.redisPrefix), guard, close }
+}
+
+/** The guard of Redis's memory (memory-guard.ts), read once before the first request; its turns are logged. */
+async function memoryGuard (client: RedisClient, config: Config, log: FastifyBaseLogger): Promise<MemoryGuard> {
+  const guard = new MemoryGuard(client, config.redisCluster === 1, config.redisMemoryGuard, (full, used, max) => {
+    const at = { usedMemory: used, maxmemory: max, guardPercent: config.redisMemoryGuard }
+    if (full) log.error(at, "Redis's memory is above SANDBOX_REDIS_MEMORY_GUARD: partners' writes are refused (507 SANDBOX_ERR_STORE_FULL) until there is room")
+    else log.info(at, "Redis's memory is below SANDBOX_REDIS_MEMORY_GUARD again: writes accepted")
+  })
+  // a Redis that refuses INFO (an ACL) leaves the guard open, said once; its own OOM answer is still the 507
+  await guard.read().catch((err: unknown) => log.warn({ err }, 'cannot read INFO memory from Redis: SANDBOX_REDIS_MEMORY_GUARD stays off'))
+  return guard
 }
 
 /** The URL without its password, for messages. */
@@ -104,9 +119,9 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config, sp
   }
   const shared = config.redisUrl === undefined ? null : await connectShared(config, fastify.log, fastify.metrics)
   const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message), fastify.metrics, spans)
-  const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log, fastify.metrics, spans)
+  const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log, fastify.metrics, spans, shared.guard)
   const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend)
-  const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed }, prebuilt)
+  const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed, scenarioPartners: config.scenarioPartners === 'on', publishedSecrets: config.publishedSecrets === 'on' }, prebuilt)
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))
   control.restore(saved)
   files?.adopt(world.partners.values())
@@ -120,7 +135,7 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config, sp
   fastify.decorate('prebuilt', prebuilt)
   fastify.decorate('reference', reference)
   fastify.decorate('dataValidator', validator)
-  const snapshots: NamedSnapshotStore = shared === null ? new NamedSnapshots(config.dataDir) : new RedisNamedSnapshots(shared.client, shared.keys)
+  const snapshots: NamedSnapshotStore = shared === null ? new NamedSnapshots(config.dataDir) : new RedisNamedSnapshots(shared.client, shared.keys, shared.guard)
   fastify.decorate('snapshots', snapshots)
   control.whenDeleted(async (partnerId) => await snapshots.forget(partnerId))
   fastify.decorate('redis', shared === null ? null : { client: shared.client, bulk: shared.bulk, keys: shared.keys })

@@ -5,12 +5,22 @@ import { AgentIdTaken, ensureAgentRoom } from '../store/partners.js'
 import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
 import { buildAgentAsync, buildPartnerAsync, type BuildContext, type PartnerIdentity } from './build.js'
-import { freshAgentSpec, identityOf, leastRegisteredNumber, registeredIdentity, scenarioIdentity, type NewPartner } from './identities.js'
+import { freshAgentSpec, identityOf, leastRegisteredNumber, registeredIdentity, scenarioIdentity, unpublished, type NewPartner } from './identities.js'
 import { Prebuilt } from './prebuilt.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
 import { agentSummary, partnerSummary, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
 
 export interface RegisterOptions extends NewPartner { scenario?: string, seed?: number }
+
+/** What the sandbox starts with (the config's scenario options). */
+export interface StartOptions {
+  scenario: string
+  seed?: number
+  /** The start scenario's partners are made (SANDBOX_SCENARIO_PARTNERS=on); else only registered partners exist. */
+  scenarioPartners?: boolean
+  /** Scenario partners accept the secrets and passwords their file publishes (SANDBOX_PUBLISHED_SECRETS=on). */
+  publishedSecrets?: boolean
+}
 
 // builds of a fresh agent whose id another replica took meanwhile, before the create is refused
 const AGENT_ID_ATTEMPTS = 5
@@ -24,13 +34,19 @@ export class ScenarioControl {
     private readonly world: World,
     private readonly library: ScenarioLibrary,
     private readonly ctx: BuildContext,
-    private readonly start: { scenario: string, seed?: number },
+    private readonly start: StartOptions,
     private readonly prebuilt = new Prebuilt()
   ) {}
 
   /** A partner at the start of a scenario: as the build made it, when it did (seed/prebuilt.ts), else built now. */
   private async partnerAtStart (loaded: LoadedScenario, seed: number, identity: PartnerIdentity): Promise<PartnerSnapshot> {
-    return this.prebuilt.partner(loaded, seed, identity) ?? await buildPartnerAsync(this.ctx, loaded, seed, identity)
+    const snapshot = this.prebuilt.partner(loaded, seed, identity) ?? await buildPartnerAsync(this.ctx, loaded, seed, identity)
+    return this.start.publishedSecrets === false ? unpublished(snapshot, identity, this.library) : snapshot
+  }
+
+  /** The scenario's partners to make when missing: none when the sandbox runs without them. */
+  private declared (loaded: LoadedScenario): LoadedScenario['scenario']['partners'] {
+    return this.start.scenarioPartners === false ? [] : loaded.scenario.partners
   }
 
   /** What else goes with a deleted partner (its named snapshots, its journal), each told by its owner. */
@@ -81,7 +97,7 @@ export class ScenarioControl {
     const loaded = this.scenario(this.start.scenario)
     const seed = this.start.seed ?? loaded.scenario.seed
     const existing = new Set(await this.world.backend.partnerIds(this.world))
-    for (const def of loaded.scenario.partners) {
+    for (const def of this.declared(loaded)) {
       // (with replicas: made by the first replica to start; the others read it)
       if (existing.has(def.id)) await this.world.sync(def.id)
       else await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, seed, scenarioIdentity(def)), 'if-absent')
@@ -219,7 +235,7 @@ export class ScenarioControl {
     const loaded = this.scenario(scenarioName ?? this.start.scenario)
     const s = this.seedFor(loaded, scenarioName, seed, this.start.seed ?? loaded.scenario.seed)
     const existing = new Set(await this.world.backend.partnerIds(this.world))
-    for (const def of loaded.scenario.partners) {
+    for (const def of this.declared(loaded)) {
       if (!existing.has(def.id)) await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, s, scenarioIdentity(def)), 'if-absent')
     }
     const out: PartnerSummary[] = []

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { SandboxError, notFound } from '../errors.js'
 import type { Partner } from '../store/partner.js'
-import type { PublicClient } from '../store/records.js'
+import type { PartnerSnapshot, PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
 import type { AgentSpec, PartnerIdentity } from './build.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
@@ -98,5 +98,23 @@ export function registeredIdentity (world: World, library: ScenarioLibrary, opts
     publicClients: opts.publicClients ?? [],
     registered: true,
     agents: Array.from({ length: count }, (_, i) => ({ id: `${number}${String(i + 1).padStart(3, '0')}`, name: `AGENT ${i + 1} OF ${id.toUpperCase()}` }))
+  }
+}
+
+/** A secret or password nobody can guess: 192 random bits, as a registered partner's. */
+const randomSecret = (): string => randomBytes(24).toString('base64url')
+
+/**
+ * A partner as built, with none of the secrets and passwords a scenario file publishes (SANDBOX_PUBLISHED_SECRETS
+ * =off): a scenario partner gets a random secret nobody is shown (the operator rotates it to learn one), unless it
+ * already has one of its own (made so before, or rotated), which a reset keeps; its users get random passwords.
+ */
+export function unpublished (snapshot: PartnerSnapshot, identity: PartnerIdentity, library: ScenarioLibrary): PartnerSnapshot {
+  if (snapshot.registered) return snapshot
+  const published = new Set(library.names().flatMap((n) => library.get(n).scenario.partners.filter((p) => p.id === snapshot.id).map((p) => p.secret)))
+  return {
+    ...snapshot,
+    secret: published.has(identity.secret) ? randomSecret() : identity.secret,
+    users: snapshot.users.map((u) => ({ ...u, password: randomSecret() }))
   }
 }

@@ -79,7 +79,8 @@ function problems (doc: SnapshotDocument, partner: Partner, world: World, ctx: S
       known(m.customerId, `${at}.messages[${j}].customerId`)
     })
   })
-  if (records > world.limits.maxRecords) errors.add('agents', records, 'MaxRecords', `must hold at most ${world.limits.maxRecords} records (SANDBOX_MAX_RECORDS)`)
+  // guarantees count as records (store/partner.ts recordCount)
+  if (records + doc.guarantees.length > world.limits.maxRecords) errors.add('agents', records + doc.guarantees.length, 'MaxRecords', `must hold at most ${world.limits.maxRecords} records (SANDBOX_MAX_RECORDS), guarantees included`)
   const guarantees = new Set<string>()
   doc.guarantees.forEach((g, i) => {
     const owner = world.ownerOfGuarantee(g.guaranteeId)

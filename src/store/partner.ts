@@ -44,8 +44,9 @@ export class Partner {
     this.tokens = s.tokens ?? initialTokenState()
   }
 
+  /** What SANDBOX_MAX_RECORDS counts: every agent's records and the partner's guarantees (made through the control API). */
   get recordCount (): number {
-    let n = 0
+    let n = this.guarantees.size
     for (const a of this.agents.values()) n += a.recordCount
     return n
   }

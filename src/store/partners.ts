@@ -40,7 +40,7 @@ export const partnerChanges = {
       const taken = new Set(next.agents.map((x) => x.id))
       const fresh = [...partner.agents.values()].filter((x) => x.fresh && !taken.has(x.id)).map((x) => x.snapshot())
       next = { ...next, agents: [...next.agents, ...fresh] }
-      ensureGrowth(world, partner, next.agents.reduce((n, x) => n + recordsOf(x), 0) - partner.recordCount)
+      ensureGrowth(world, partner, next.agents.reduce((n, x) => n + recordsOf(x), next.guarantees.length) - partner.recordCount)
     }
     return world.putPartner(next)
   },

@@ -12,9 +12,6 @@ import { documentOf, partnerFromDocument } from '../../seed/snapshot.js'
 import type { PartnerSummary as Summary } from '../../seed/summaries.js'
 import { PARTNER_SECURITY, partnerOf } from './shared.js'
 
-// a snapshot carries a partner's every record: far more than an API body (the default scenario's is ~0.3 MB)
-const SNAPSHOT_BODY_LIMIT = 64 * 1024 * 1024
-
 // snapshots are checked as they are, without the API's scalar coercion (fastify.dataValidator, which checks
 // scenario files too): a number where an id string belongs is a damaged snapshot, not something to convert
 const checkerOf = (fastify: FastifyInstance): ValidateFunction => fastify.dataValidator.getSchema('SandboxSnapshot')!
@@ -34,10 +31,13 @@ async function restore (fastify: FastifyInstance, partnerId: string, doc: Snapsh
 }
 
 /** A partner's whole state as one document, and named snapshots to return to. */
-export default async function snapshotControl (fastify: FastifyInstance): Promise<void> {
+export default async function snapshotControl (fastify: FastifyInstance, opts: { snapshotLimit: number }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { world, snapshots } = fastify
   const config = { partnerOnly: true }
+  // a snapshot carries a partner's every record: far more than an API body, yet held whole in memory while it
+  // is parsed and checked, so capped (SANDBOX_SNAPSHOT_LIMIT) well below what would crowd other partners out
+  const { snapshotLimit } = opts
   const tags = ['sandbox snapshots']
   const current = (partnerId: string): string => JSON.stringify(documentOf(world.partner(partnerId)!))
 
@@ -64,12 +64,12 @@ export default async function snapshotControl (fastify: FastifyInstance): Promis
       summary: "Replace the partner's state with a snapshot",
       description: 'A document of GET /__sandbox/snapshot (of this partner) replaces every agent, guarantee, fault rule and the clock. A document that does not pass the schemas ' +
         'scenario data passes (records as the API serves them, ids in the sandbox\'s scheme, owners that exist, the partner\'s limits) is refused with 400 naming each field and rule, and nothing changes. ' +
-        `At most ${SNAPSHOT_BODY_LIMIT / 1024 / 1024} MiB.`,
+        `At most SANDBOX_SNAPSHOT_LIMIT bytes (here ${snapshotLimit}; 413 above).`,
       security: PARTNER_SECURITY,
       body: ref(SnapshotDocument),
       response: { 200: ref(PartnerSummary), ...errorResponses(400, 401, 413, 415) }
     },
-    bodyLimit: SNAPSHOT_BODY_LIMIT,
+    bodyLimit: snapshotLimit,
     validatorCompiler: () => lazyValidator(() => checkerOf(fastify)),
     config
   }, async (request) => await restore(fastify, partnerOf(request), request.body))

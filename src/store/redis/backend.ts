@@ -4,7 +4,7 @@ import type { Partner } from '../partner.js'
 import type { Guarantee, PartnerSnapshot } from '../records.js'
 import { NO_METRICS, type Metrics } from '../../instruments/recorder.js'
 import { cardOf, type Change, type PartnerCard, type StateBackend, type World } from '../world.js'
-import { asStoreError, type RedisClient } from './connection.js'
+import { NO_GUARD, asStoreError, type RedisClient, type WriteGuard } from './connection.js'
 import type { RedisKeys } from './keys.js'
 import { PartnerReplica } from './replica.js'
 import { NO_SPANS, type Spans } from '../../instruments/spans.js'
@@ -43,7 +43,9 @@ export class RedisBackend implements StateBackend {
     readonly keys: RedisKeys,
     private readonly log: { error: (obj: object, msg: string) => void, debug: (obj: object, msg: string) => void },
     private readonly metrics: Metrics = NO_METRICS,
-    private readonly spans: Spans = NO_SPANS
+    private readonly spans: Spans = NO_SPANS,
+    /** Refuses a write while Redis is nearly full (memory-guard.ts); deleting is always let through. */
+    private readonly guard: WriteGuard = NO_GUARD
   ) {}
 
   partnersHeld (): number {
@@ -72,12 +74,14 @@ export class RedisBackend implements StateBackend {
   }
 
   async perform (world: World, change: Change): Promise<unknown> {
+    this.guard.check()
     return await this.replica(world, change.partnerId).round(change)
   }
 
   async putPartner (world: World, snapshot: PartnerSnapshot, mode: 'new' | 'if-absent'): Promise<Partner> {
     const id = snapshot.id
     const clients = [id, ...(snapshot.publicClients ?? []).map((c) => c.clientId)]
+    this.guard.check()
     try {
       const taken = await this.client.sandboxClaim(this.keys.clients, id, ...clients)
       if (taken !== null) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${taken} is taken`)

@@ -141,9 +141,23 @@ export function storeUnavailable (): SandboxError {
     [], { 'retry-after': String(STORE_RETRY_AFTER_SECONDS) })
 }
 
-/** The error a caller sees for a failed Redis command: a SandboxError stays as it is, anything else is the 503. */
+/** The 507 of a write refused because Redis is (nearly) full: by the memory guard, or by Redis itself. */
+export function storeFull (): SandboxError {
+  return new SandboxError('SANDBOX_ERR_STORE_FULL',
+    "The sandbox's shared store (Redis) is full: nothing was changed; writes are refused until the operator makes room (reads are still served)")
+}
+
+/** What refuses partners' writes while the store is nearly full (memory-guard.ts): check throws the 507. */
+export interface WriteGuard { check: () => void }
+export const NO_GUARD: WriteGuard = { check: () => {} }
+
+/** Redis's answer to a write under maxmemory with the noeviction policy ("OOM command not allowed when used memory > 'maxmemory'"). */
+const isOutOfMemory = (err: unknown): boolean => err instanceof Error && err.message.startsWith('OOM ')
+
+/** The error a caller sees for a failed Redis command: a SandboxError stays as it is, Redis out of memory is the 507, anything else the 503. */
 export function asStoreError (err: unknown): Error {
-  return err instanceof SandboxError ? err : storeUnavailable()
+  if (err instanceof SandboxError) return err
+  return isOutOfMemory(err) ? storeFull() : storeUnavailable()
 }
 
 /** A background writer's outage (journal, advisor): logged once when it begins and once when it ends, not for every request meanwhile. */

@@ -2,7 +2,7 @@ import type { Result } from 'ioredis'
 import { notFound, SandboxError } from '../../errors.js'
 import type { SnapshotInfo } from '../../schemas/snapshots.js'
 import { MAX_SNAPSHOTS, type NamedSnapshotStore } from '../snapshots.js'
-import { asStoreError, type RedisClient } from './connection.js'
+import { NO_GUARD, asStoreError, type RedisClient, type WriteGuard } from './connection.js'
 import type { RedisKeys } from './keys.js'
 
 /** Saves a snapshot unless the partner keeps MAX already (another name). KEYS: documents, infos. ARGV: name, document, info, max. */
@@ -23,7 +23,7 @@ declare module 'ioredis' {
 
 /** Named snapshots in Redis (two hashes per partner): every replica lists, restores and deletes the same ones. */
 export class RedisNamedSnapshots implements NamedSnapshotStore {
-  constructor (private readonly client: RedisClient, private readonly keys: RedisKeys) {
+  constructor (private readonly client: RedisClient, private readonly keys: RedisKeys, private readonly guard: WriteGuard = NO_GUARD) {
     client.defineCommand('sandboxSaveSnapshot', { numberOfKeys: 2, lua: SAVE })
   }
 
@@ -33,6 +33,7 @@ export class RedisNamedSnapshots implements NamedSnapshotStore {
   }
 
   async save (partnerId: string, name: string, text: string): Promise<SnapshotInfo> {
+    this.guard.check()
     const info: SnapshotInfo = { name, createdAt: new Date().toISOString(), bytes: Buffer.byteLength(text) }
     const kept = await this.client.sandboxSaveSnapshot(this.keys.namedSnapshots(partnerId), this.keys.namedSnapshotInfo(partnerId), name, text, JSON.stringify(info), MAX_SNAPSHOTS)
       .catch((err: unknown) => { throw asStoreError(err) })
