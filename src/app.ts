@@ -22,6 +22,7 @@ import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import { PACKAGE_JSON } from './files.js'
+import { trustProxyOf } from './trust-proxy.js'
 import observe from './plugins/observe.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
@@ -70,6 +71,8 @@ export function serverOptions (config: Config, log: LogSink = logDestination()):
     childLoggerFactory: lazyChildLogger,
     genReqId: requestId,
     bodyLimit: config.bodyLimit,
+    // behind a load balancer: request.ip is the client's (X-Forwarded-For), for logs, journal, limits and lockouts
+    trustProxy: trustProxyOf(config.trustProxy),
     requestTimeout: config.requestTimeout,
     // Node applies requestTimeout only when given to the server's constructor (Fastify sets it after),
     // and checks every 30 s by default, far too coarse for a timeout of a few seconds
