@@ -4,6 +4,7 @@ import { LogController, type FastifyHttpOptions, type FastifyInstance } from 'fa
 import type { Config } from './config.js'
 import { makeAdvisor, type Advisor } from './advisor/index.js'
 import identityProvider from './auth/index.js'
+import { Lockout } from './auth/lockout.js'
 import { generatesSigningKey, loadSigningKeys } from './auth/keys.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
 import answerBatching from './plugins/answer-batching.js'
@@ -21,6 +22,7 @@ import store from './plugins/store.js'
 import validation from './plugins/validation.js'
 import versions, { rewriteVersionedUrl } from './plugins/versions.js'
 import { PACKAGE_JSON } from './files.js'
+import { trustProxyOf } from './trust-proxy.js'
 import observe from './plugins/observe.js'
 import api from './routes/api/index.js'
 import consoleRoutes, { sessionClaims } from './routes/console.js'
@@ -69,6 +71,8 @@ export function serverOptions (config: Config, log: LogSink = logDestination()):
     childLoggerFactory: lazyChildLogger,
     genReqId: requestId,
     bodyLimit: config.bodyLimit,
+    // behind a load balancer: request.ip is the client's (X-Forwarded-For), for logs, journal, limits and lockouts
+    trustProxy: trustProxyOf(config.trustProxy),
     requestTimeout: config.requestTimeout,
     // Node applies requestTimeout only when given to the server's constructor (Fastify sets it after),
     // and checks every 30 s by default, far too coarse for a timeout of a few seconds
@@ -159,16 +163,18 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate, publishedSecrets: config.publishedSecrets === 'on' })
   const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))
-  await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl })
+  await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl, lockout: fastify.lockout })
   // the operator's console: sessions of its own (store, cookie, keys), which only the operator endpoints accept
   const operatorSessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys, 'operator'), OPERATOR_COOKIE)
-  await fastify.register(operatorConsole, { sessions: operatorSessions, adminToken: config.adminToken, publicUrl })
+  // wrong operator tokens per source address, the console's sign-in and the operator endpoints together
+  const operatorGuard = new Lockout(config.addressLockoutFailures, config.addressLockoutSeconds, shared?.lockouts)
+  await fastify.register(operatorConsole, { sessions: operatorSessions, adminToken: config.adminToken, publicUrl, operatorGuard })
   // the token-protected routes, in a scope of their own so that the hooks apply to them only
   await fastify.register(async (scope) => {
     await scope.register(validation, { reference: fastify.reference })
     await scope.register(authHooks, { verifier: fastify.tokens, world: fastify.world, session: (request) => sessionClaims(sessions, request) })
     if (config.rateLimit > 0) await scope.register(partnerRateLimit, { perSecond: config.rateLimit, counter: shared?.counter, metrics: fastify.metrics })
     await scope.register(api, { prefix: '/api', faultHoldMs: config.faultHold })
-    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, snapshotLimit: config.snapshotLimit, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0, operatorSession: operatorSession(operatorSessions, config.adminToken) })
+    await scope.register(sandbox, { prefix: '/__sandbox', adminToken: config.adminToken, snapshotLimit: config.snapshotLimit, tokenUrl: `${publicUrl}${REALM_PATH}${ROUTES.token}`, publicUrl, version: SANDBOX_VERSION, observing: config.journalSize > 0, operatorSession: operatorSession(operatorSessions, config.adminToken), operatorGuard })
   })
 }

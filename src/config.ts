@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { trustProxyOf } from './trust-proxy.js'
 
 // Every option is declared once here: its type, default, description, environment variable and flag, and its
 // default in the hosted profile where that differs (the profile is the same code with safe defaults: this one
@@ -30,6 +31,9 @@ export const ConfigSchema = Type.Object({
   tokenTtl: option(Type.Integer({ minimum: 10, maximum: 86400, default: 300, description: 'Access token lifetime in seconds' }), 'SANDBOX_TOKEN_TTL', 'token-ttl'),
   lockoutFailures: option(Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: "Wrong secrets or passwords in a row after which a client or user is locked out of the token endpoint, as Keycloak's brute force detection (0: off)" }), 'SANDBOX_LOCKOUT_FAILURES', 'lockout-failures', 30),
   lockoutSeconds: option(Type.Integer({ minimum: 0, maximum: 86400, default: 0, description: 'Seconds a locked-out client or user is refused, even with the right secret (0: off)' }), 'SANDBOX_LOCKOUT_SECONDS', 'lockout-seconds', 60),
+  addressLockoutFailures: option(Type.Integer({ minimum: 0, maximum: 1000, default: 30, description: "Wrong operator tokens in a row (operator console sign-in and /__sandbox/admin together) after which a client address is refused every operator token, the right one included (429 with Retry-After), as Keycloak's brute force detection counts (0: off)" }), 'SANDBOX_ADDRESS_LOCKOUT_FAILURES', 'address-lockout-failures'),
+  addressLockoutSeconds: option(Type.Integer({ minimum: 0, maximum: 86400, default: 60, description: 'Seconds a client address locked out by SANDBOX_ADDRESS_LOCKOUT_FAILURES is refused (0: off)' }), 'SANDBOX_ADDRESS_LOCKOUT_SECONDS', 'address-lockout-seconds'),
+  trustProxy: option(Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: 'Proxies in front of the sandbox whose X-Forwarded-For (and -Proto, -Host) it believes, as Fastify\'s trustProxy takes them: addresses and CIDR ranges separated by commas (10.0.0.0/8,192.168.1.7; loopback, linklocal, uniquelocal), or a number of hops; the client address then goes to logs, the journal, rate limits and lockouts. Unset: the connection\'s address' })), 'SANDBOX_TRUST_PROXY', 'trust-proxy'),
   signingKey: option(Type.Optional(Type.String({ minLength: 1, description: 'RSA private key (2048 bits or more) that signs tokens: unencrypted PEM, PKCS#1 ("BEGIN RSA PRIVATE KEY", openssl genrsa -traditional) or PKCS#8 ("BEGIN PRIVATE KEY", openssl genpkey), or JWK JSON; generated (and kept in the data dir) when neither this nor SANDBOX_SIGNING_KEYS is set' })), 'SANDBOX_SIGNING_KEY', 'signing-key'),
   signingKeys: option(Type.Optional(Type.String({ minLength: 1, description: 'Several RSA private keys for key rotation, the current one (which signs) first, each as SANDBOX_SIGNING_KEY takes it: PEM blocks one after another, a JSON array of JWKs or a JWK Set; or the path of a file holding them, or of a directory of key files (the name that sorts last is the current key). Tokens of every listed key verify; the JWKS publishes them all' })), 'SANDBOX_SIGNING_KEYS', 'signing-keys'),
   logLevel: option(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info', description: 'Log level (JSON logs on stdout)' }), 'LOG_LEVEL', 'log-level'),
@@ -148,6 +152,11 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
   if (config.redisUrl !== undefined) sharedStateChecks(config)
   if (config.profile === 'hosted' && !hasOperatorCredential(config)) {
     throw new ConfigError('the hosted profile (--profile / SANDBOX_PROFILE = hosted) needs an operator credential: set SANDBOX_ADMIN_TOKEN (--admin-token), at least 16 characters')
+  }
+  try {
+    trustProxyOf(config.trustProxy)
+  } catch (err) {
+    throw new ConfigError(`invalid option --trust-proxy / SANDBOX_TRUST_PROXY = ${JSON.stringify(config.trustProxy)}: ${(err as Error).message}`)
   }
   if (config.publicUrl === undefined) config.publicUrl = `http://localhost:${config.port}`
   config.publicUrl = config.publicUrl.replace(/\/+$/, '')

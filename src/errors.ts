@@ -28,7 +28,7 @@ export const CATALOGUE = {
   SANDBOX_ERR_URI_TOO_LONG: { status: 414, summary: 'A path segment is longer than 8192 characters' },
   SANDBOX_ERR_MEDIA_TYPE: { status: 415, summary: 'The request body is not application/json' },
   SANDBOX_ERR_HEADERS_TOO_LARGE: { status: 431, summary: 'The request headers are larger than the limit (16 KB)' },
-  SANDBOX_ERR_RATE_LIMITED: { status: 429, summary: "The partner's requests per second (SANDBOX_RATE_LIMIT), or a client's token requests per second (SANDBOX_TOKEN_RATE_LIMIT), are used up; retry after the given seconds" },
+  SANDBOX_ERR_RATE_LIMITED: { status: 429, summary: "The partner's requests per second (SANDBOX_RATE_LIMIT), or a client's token requests per second (SANDBOX_TOKEN_RATE_LIMIT), are used up, or a client address sent too many wrong operator tokens (SANDBOX_ADDRESS_LOCKOUT_FAILURES); retry after the given seconds" },
   SANDBOX_ERR_OVERLOADED: { status: 503, summary: 'The sandbox is overloaded; retry after the given seconds' },
   SANDBOX_ERR_STORE_UNAVAILABLE: { status: 503, summary: 'A sandbox running as several replicas cannot reach its shared store (Redis) just now; nothing was changed unless the store confirmed it; retry after the given seconds' },
   SANDBOX_ERR_STORE_FULL: { status: 507, summary: "The sandbox's shared store (Redis) is nearly full (SANDBOX_REDIS_MEMORY_GUARD): writes are refused, reads still served, until the operator makes room" },

@@ -28,6 +28,8 @@ import type { Spans } from '../instruments/spans.js'
 declare module 'fastify' {
   interface FastifyInstance {
     tokens: TokenVerifier
+    /** The clients' and users' lockout (SANDBOX_LOCKOUT_*), which the partner console's sign-in counts against too. */
+    lockout: Lockout
   }
 }
 
@@ -96,6 +98,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
   const metrics = opts.metrics ?? NO_METRICS
   const lockout = new Lockout(opts.lockoutFailures, opts.lockoutSeconds, opts.shared?.lockouts, () => metrics.lockedOut())
   fastify.decorate('tokens', verifier)
+  fastify.decorate('lockout', lockout)
   keys.then((k) => fastify.log.debug({ kid: k.privateJwk.kid, accepted: k.accepted.map((a) => a.privateJwk.kid), source: k.source }, 'token signing keys'),
     (err: unknown) => fastify.log.error({ err }, 'the token signing key could not be made'))
 

@@ -118,7 +118,7 @@ const routeTemplate = (route: string | null): string | null => route === null ||
 
 /** What a reader of the journal sees of an entry: redacted here, for every way of reading it. */
 export function summaryOf (r: Recorded): JournalSummary {
-  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: pathOf(r.url), route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault, traceId: r.traceId ?? null }
+  return { id: String(r.id), requestId: r.requestId, time: new Date(r.at).toISOString(), method: r.method, url: loggableUrl(r.url), path: pathOf(r.url), route: routeTemplate(r.route), agentId: r.agentId, status: r.status, durationMs: r.durationMs, fault: r.fault, traceId: r.traceId ?? null, clientAddress: r.clientAddress ?? null }
 }
 
 export function entryOf (r: Recorded): JournalEntry {
@@ -241,6 +241,7 @@ async function journalPlugin (fastify: FastifyInstance, opts: JournalOptions): P
       durationMs: duration,
       fault: fault === undefined ? null : String(fault),
       traceId: traceIdOf(request),
+      clientAddress: request.ip,
       requestHead: headWithoutSecrets(request.raw.rawHeaders),
       requestBody: keep(body),
       responseHead: responseHead(reply),

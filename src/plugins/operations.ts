@@ -75,7 +75,7 @@ export function lazyChildLogger (logger: FastifyBaseLogger, bindings: Bindings, 
 /** What the request line says, kept until the line is written. */
 class RequestLine {
   constructor (readonly time: number, readonly id: string, readonly method: string, readonly url: string,
-    readonly status: number, readonly ms: number, readonly tenant: Tenant | null, readonly traceId: string | null) {}
+    readonly status: number, readonly ms: number, readonly tenant: Tenant | null, readonly traceId: string | null, readonly address: string) {}
 }
 
 class OverloadedError extends SandboxError {
@@ -126,6 +126,10 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
   fastify.addHook('onRequest', (request, reply, done) => {
     // on the reply (answers written past Fastify copy it: headersToRaw)
     reply.header('x-request-id', request.id)
+    // read once while the connection is open, Node keeps the peer's address on the socket: request.ip (the log
+    // line, the journal) is read after the answer, when the client or a proxy may have closed it already
+    // eslint-disable-next-line no-void -- read for its effect: Node caches the address
+    void request.raw.socket?.remoteAddress
     // stopping: this is the connection's last answer, also when the identity provider writes it
     if (!readiness.ready) reply.header('connection', 'close')
     // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal of it has no body, so it is answered here
@@ -154,6 +158,8 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
       // the request id (a checked token or a UUID) and the method (a token, as Node's parser requires) need no escaping
       `{"level":30,"time":${r.time}${bindings},"reqId":"${r.id}","method":"${r.method}",` +
       `"url":${JSON.stringify(loggableUrl(r.url))},"statusCode":${r.status},"responseTime":${Math.round(r.ms * 10) / 10}` +
+      // the client's address (request.ip: behind a proxy with SANDBOX_TRUST_PROXY, the one it forwarded)
+      `,"remoteAddress":${JSON.stringify(r.address)}` +
       (r.tenant === null ? '' : `,"partner":${JSON.stringify(r.tenant.partnerId)},"agent":${JSON.stringify(r.tenant.agentId)}`) +
       // (32 hex digits: nothing to escape)
       (r.traceId === null ? '' : `,"trace_id":"${r.traceId}"`) +
@@ -161,7 +167,7 @@ async function operations (fastify: FastifyInstance, opts: { maxEventLoopDelay: 
     const defer = stream.defer?.bind(stream) ?? ((f: typeof format, r: RequestLine) => stream.write(f(r)))
     fastify.addHook('onResponse', (request, reply, done) => {
       // (tenant is undefined, not null, on routes outside the token-checked scope)
-      defer(format, new RequestLine(Date.now(), request.id, request.method, request.originalUrl, reply.statusCode, reply.elapsedTime, request.tenant ?? null, traceIdOf(request)))
+      defer(format, new RequestLine(Date.now(), request.id, request.method, request.originalUrl, reply.statusCode, reply.elapsedTime, request.tenant ?? null, traceIdOf(request), request.ip))
       done()
     })
   }

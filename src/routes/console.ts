@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { clientKey, type Lockout } from '../auth/lockout.js'
 import { sameSecret } from '../auth/same-secret.js'
 import type { AccessClaims } from '../auth/verify.js'
 import { SandboxError } from '../errors.js'
@@ -78,7 +79,7 @@ const FILES: Record<string, StaticFile> = {
 export function sessionClaims (sessions: ConsoleSessions, request: FastifyRequest): AccessClaims | undefined | Promise<AccessClaims | undefined> {
   const claimsOf = (found: { id: string, session: Session } | undefined): AccessClaims | undefined => {
     if (found === undefined) return undefined
-    if (!SAFE_METHODS.has(request.method) && request.headers['x-console-csrf'] !== found.session.csrf) {
+    if (!SAFE_METHODS.has(request.method) && !sameSecret(found.session.csrf, request.headers['x-console-csrf'])) {
       throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'A console session call that changes state needs the X-Console-Csrf header of its session')
     }
     // the console's own calls (its polling, its buttons) are not what the partner's code sent
@@ -95,7 +96,8 @@ const SignIn = Type.Object({
   clientSecret: Type.String({ minLength: 1, maxLength: 256 })
 }, { additionalProperties: false })
 
-export default async function consoleRoutes (fastify: FastifyInstance, opts: { sessions: ConsoleSessions, world: World, publicUrl: string }): Promise<void> {
+/** `lockout`: the token endpoint's (auth/lockout.ts): a client's wrong secrets count the same here and there. */
+export default async function consoleRoutes (fastify: FastifyInstance, opts: { sessions: ConsoleSessions, world: World, publicUrl: string, lockout: Lockout }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { sessions, world } = opts
   const sendFile = staticFiles(FILES, 'no-cache')
@@ -112,7 +114,9 @@ export default async function consoleRoutes (fastify: FastifyInstance, opts: { s
     // (findClient: an id nobody has costs one lookup and is not remembered)
     const found = await world.findClient(request.body.clientId)
     const partner = found === request.body.clientId ? world.partner(found) : undefined
-    if (partner === undefined || !sameSecret(partner.secret, request.body.clientSecret)) {
+    // a locked client is answered as a wrong secret, its secret not even compared (as at the token endpoint)
+    const verdict = partner === undefined ? 'wrong' : await opts.lockout.attempt(clientKey(partner.id), () => sameSecret(partner.secret, request.body.clientSecret))
+    if (partner === undefined || verdict !== 'ok') {
       throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'Unknown client id or wrong client secret')
     }
     const { id, session } = await sessions.create(partner.id)

@@ -2,6 +2,8 @@ import { hash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Lockout } from '../auth/lockout.js'
+import { checkOperatorToken } from '../auth/operator-guard.js'
 import { sameSecret } from '../auth/same-secret.js'
 import { SandboxError } from '../errors.js'
 import { SESSION_TTL_MS, type ConsoleSessions } from '../store/console-sessions.js'
@@ -40,7 +42,7 @@ export function operatorSession (sessions: ConsoleSessions, adminToken: string |
     if (adminToken === undefined || request.headers.authorization !== undefined) return false
     const found = await sessionOf(sessions, adminToken, request)
     if (found === undefined) return false
-    if (!SAFE_METHODS.has(request.method) && request.headers['x-console-csrf'] !== found.csrf) {
+    if (!SAFE_METHODS.has(request.method) && !sameSecret(found.csrf, request.headers['x-console-csrf'])) {
       throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'An operator console call that changes state needs the X-Console-Csrf header of its session')
     }
     return true
@@ -49,7 +51,8 @@ export function operatorSession (sessions: ConsoleSessions, adminToken: string |
 
 const SignIn = Type.Object({ token: Type.String({ minLength: 1, maxLength: 1024 }) }, { additionalProperties: false })
 
-export default async function operatorConsole (fastify: FastifyInstance, opts: { sessions: ConsoleSessions, adminToken?: string, publicUrl: string }): Promise<void> {
+/** `operatorGuard`: wrong operator tokens per source address, shared with the operator endpoints (auth/operator-guard.ts). */
+export default async function operatorConsole (fastify: FastifyInstance, opts: { sessions: ConsoleSessions, adminToken?: string, publicUrl: string, operatorGuard: Lockout }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { sessions, adminToken } = opts
   const hidden = { schema: { hide: true }, config: { public: true, journal: false } }
@@ -61,7 +64,7 @@ export default async function operatorConsole (fastify: FastifyInstance, opts: {
 
   app.post('/console/operator/session', { ...hidden, schema: { hide: true, body: SignIn } }, async (request, reply) => {
     if (adminToken === undefined) throw adminDisabled()
-    if (!sameSecret(request.body.token, adminToken)) throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Wrong operator token')
+    await checkOperatorToken(opts.operatorGuard, request, adminToken, request.body.token, () => new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Wrong operator token'))
     const { id, session } = await sessions.create(fingerprint(adminToken))
     reply.header('set-cookie', cookie(request, id, SESSION_TTL_MS / 1000)).header('cache-control', 'no-store')
     return { csrfToken: session.csrf }

@@ -23,7 +23,8 @@ const summaryFields = {
   status: Type.Integer({ description: 'Status of the answer; 0 when the connection was dropped without one (an injected reset or timeout fault)' }),
   durationMs: Type.Number({ description: 'Milliseconds from arrival to the last byte of the answer' }),
   fault: Type.Union([Type.String(), Type.Null()], { description: 'The Sandbox-Fault-Applied header of the answer: the injected fault, if any' }),
-  traceId: Type.Union([Type.String({ pattern: '^[0-9a-f]{32}$' }), Type.Null()], { description: "The W3C trace id of the request: its traceparent header's (whether the sandbox traces or not), else, when the sandbox exports traces, the trace of its own span for the request; null when there is none" })
+  traceId: Type.Union([Type.String({ pattern: '^[0-9a-f]{32}$' }), Type.Null()], { description: "The W3C trace id of the request: its traceparent header's (whether the sandbox traces or not), else, when the sandbox exports traces, the trace of its own span for the request; null when there is none" }),
+  clientAddress: Type.Union([Type.String(), Type.Null()], { description: "The address the request came from: the client's own behind a load balancer the sandbox trusts (SANDBOX_TRUST_PROXY), else the connection's; null in entries kept by an older version" })
 }
 
 export const JournalSummary = Type.Object(summaryFields, { $id: 'SandboxJournalSummary', title: 'SandboxJournalSummary' })

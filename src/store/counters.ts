@@ -16,8 +16,8 @@ export interface WindowCounter {
   hit: (subject: CounterSubject, name: string, windowMs: number) => WindowCount | Promise<WindowCount>
 }
 
-/** A lockout's subject: a client or a user, under the partner (or client id) it belongs to. */
-export interface LockKey { partnerId: string, name: string }
+/** A lockout's subject: a client or a user, under the partner (or client id) it belongs to; or a client address. */
+export type LockKey = { partnerId: string, name: string } | { address: string, name: string }
 
 /** Failures in a row and locks (the policy, when to count and how long to lock, is the Lockout's). */
 export interface LockoutStore {
@@ -46,7 +46,11 @@ export class MemoryWindowCounter implements WindowCounter {
   }
 }
 
-const lockKeyText = (key: LockKey): string => `${key.partnerId}\u0000${key.name}`
+const lockKeyText = (key: LockKey): string => 'address' in key ? `a\u0000${key.address}\u0000${key.name}` : `p\u0000${key.partnerId}\u0000${key.name}`
+
+// failures in a row kept in memory: past this many subjects the one whose last failure is oldest is forgotten
+// (addresses are the attacker's to choose: an IPv6 network has more than any memory)
+const MAX_COUNTED = 100_000
 
 /** Kept in memory: a restart unlocks everyone, as a Keycloak restart without a database would. */
 export class MemoryLockouts implements LockoutStore {
@@ -69,11 +73,13 @@ export class MemoryLockouts implements LockoutStore {
     const k = lockKeyText(key)
     if (this.locked(k)) return false
     const count = (this.failures.get(k) ?? 0) + 1
+    // (deleted first: a Map keeps insertion order, so the first key is the one failed longest ago)
+    this.failures.delete(k)
     if (count < maxFailures) {
       this.failures.set(k, count)
+      if (this.failures.size > MAX_COUNTED) this.failures.delete(this.failures.keys().next().value!)
       return false
     }
-    this.failures.delete(k)
     this.lockedUntil.set(k, Date.now() + lockMs)
     // bounded: entries of long-gone locks are dropped when the map grows
     if (this.lockedUntil.size > 10_000) for (const old of this.lockedUntil.keys()) this.locked(old)

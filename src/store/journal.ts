@@ -69,6 +69,8 @@ export interface Recorded {
   fault: string | null
   /** The trace of the request (observe/trace-context.ts); absent in entries kept by an older version (Redis). */
   traceId?: string | null
+  /** The client's address (request.ip); absent in entries kept by an older version (Redis). */
+  clientAddress?: string
   requestHead: RecordedHead
   requestBody: RecordedBody
   responseHead: RecordedHead

@@ -1379,6 +1379,8 @@ export interface components {
             fault: string | null;
             /** @description The W3C trace id of the request: its traceparent header's (whether the sandbox traces or not), else, when the sandbox exports traces, the trace of its own span for the request; null when there is none */
             traceId: string | null;
+            /** @description The address the request came from: the client's own behind a load balancer the sandbox trusts (SANDBOX_TRUST_PROXY), else the connection's; null in entries kept by an older version */
+            clientAddress: string | null;
         };
         /** SandboxJournalEntry */
         SandboxJournalEntry: {
@@ -1408,6 +1410,8 @@ export interface components {
             fault: string | null;
             /** @description The W3C trace id of the request: its traceparent header's (whether the sandbox traces or not), else, when the sandbox exports traces, the trace of its own span for the request; null when there is none */
             traceId: string | null;
+            /** @description The address the request came from: the client's own behind a load balancer the sandbox trusts (SANDBOX_TRUST_PROXY), else the connection's; null in entries kept by an older version */
+            clientAddress: string | null;
             request: components["schemas"]["SandboxJournalMessage"];
             response: components["schemas"]["SandboxJournalMessage"];
         };

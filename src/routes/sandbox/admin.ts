@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { sameSecret } from '../../auth/same-secret.js'
+import type { Lockout } from '../../auth/lockout.js'
+import { checkOperatorToken } from '../../auth/operator-guard.js'
 import { SandboxError } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { Type } from '@sinclair/typebox'
@@ -15,9 +16,14 @@ export interface AdminOptions {
   observing: boolean
   /** Whether the request comes with an operator console session (routes/operator-console.ts) in place of the token. */
   operatorSession?: (request: FastifyRequest) => Promise<boolean>
+  /** Wrong operator tokens per source address (auth/operator-guard.ts). */
+  operatorGuard: Lockout
 }
 
-/** Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time, or an operator console session. */
+/**
+ * Operator endpoints: the admin token of SANDBOX_ADMIN_TOKEN, compared in constant time, or an operator console
+ * session. A request that sends a token counts for its address's guard; one that sends none is only refused.
+ */
 export default async function adminControl (fastify: FastifyInstance, opts: AdminOptions): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { control } = fastify
@@ -26,10 +32,10 @@ export default async function adminControl (fastify: FastifyInstance, opts: Admi
     if (opts.adminToken === undefined) throw adminDisabled()
     // (a partner's console session is no operator's: only the operator console's cookie is looked at)
     if (opts.operatorSession !== undefined && await opts.operatorSession(request)) return
-    const m = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')
-    if (m === null || !sameSecret(m[1], opts.adminToken)) {
-      throw new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Operator endpoints need Authorization: Bearer <SANDBOX_ADMIN_TOKEN>', [], { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
-    }
+    const wrong = (): SandboxError => new SandboxError('SANDBOX_ERR_ADMIN_TOKEN', 'Operator endpoints need Authorization: Bearer <SANDBOX_ADMIN_TOKEN>', [], { 'www-authenticate': 'Bearer realm="sandbox-admin"' })
+    if (request.headers.authorization === undefined) throw wrong()
+    const m = /^Bearer +(\S+) *$/i.exec(request.headers.authorization)
+    await checkOperatorToken(opts.operatorGuard, request, opts.adminToken, m?.[1], wrong)
   })
   // the operator is no partner: never rate limited
   const config = { public: true, optionalBody: true, rateLimit: false as const }

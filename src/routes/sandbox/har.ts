@@ -5,7 +5,7 @@ import type { Har, JournalEntry, JournalMessage } from '../../schemas/journal.js
 /*
  * The journal as an HTTP Archive (HAR 1.2, http://www.softwareishard.com/blog/har-12-spec/): a browser's
  * developer tools open it (Network > Import HAR). Sandbox fields a HAR has no place for are custom fields
- * (_requestId, _route, _agentId, _fault, _traceId), as the format allows.
+ * (_requestId, _route, _agentId, _fault, _traceId, _clientAddress), as the format allows.
  */
 
 type NameValue = Array<{ name: string, value: string }>
@@ -60,7 +60,8 @@ function harEntry (e: JournalEntry, publicUrl: string): Record<string, unknown> 
     _route: e.route,
     _agentId: e.agentId,
     _fault: e.fault,
-    _traceId: e.traceId
+    _traceId: e.traceId,
+    _clientAddress: e.clientAddress
   }
 }
 

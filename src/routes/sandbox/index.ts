@@ -22,7 +22,7 @@ import snapshots from './snapshots.js'
 import tokens from './tokens.js'
 
 /** The sandbox's control API under /__sandbox (documented apart from the bank's API). */
-export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, snapshotLimit: number, tokenUrl: string, publicUrl: string, version: string, observing: boolean, operatorSession?: AdminOptions['operatorSession'] }): Promise<void> {
+export default async function sandbox (fastify: FastifyInstance, opts: { adminToken?: string, snapshotLimit: number, tokenUrl: string, publicUrl: string, version: string, observing: boolean, operatorSession?: AdminOptions['operatorSession'], operatorGuard: AdminOptions['operatorGuard'] }): Promise<void> {
   fastify.removeContentTypeParser('text/plain')
   // control requests may come without a body (POST /reset means "as it was"), even when labelled JSON
   const json = fastify.getDefaultJsonParser('error', 'error')
@@ -53,5 +53,5 @@ export default async function sandbox (fastify: FastifyInstance, opts: { adminTo
   await fastify.register(tokens)
   await fastify.register(advice, { observing: opts.observing })
   await fastify.register(readiness, { observing: opts.observing })
-  await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl, observing: opts.observing, operatorSession: opts.operatorSession })
+  await fastify.register(admin, { prefix: '/admin', adminToken: opts.adminToken, tokenUrl: opts.tokenUrl, observing: opts.observing, operatorSession: opts.operatorSession, operatorGuard: opts.operatorGuard })
 }

@@ -77,8 +77,12 @@ export class RedisLockouts implements LockoutStore {
     defineCounterScripts(client)
   }
 
-  private lockKey (key: LockKey): string { return this.keys.counter(key.partnerId, `lock:${key.name}`) }
-  private failuresKey (key: LockKey): string { return this.keys.counter(key.partnerId, `failures:${key.name}`) }
+  private key (key: LockKey, name: string): string {
+    return 'address' in key ? this.keys.addressCounter(key.address, name) : this.keys.counter(key.partnerId, name)
+  }
+
+  private lockKey (key: LockKey): string { return this.key(key, `lock:${key.name}`) }
+  private failuresKey (key: LockKey): string { return this.key(key, `failures:${key.name}`) }
 
   async isLocked (key: LockKey): Promise<boolean> {
     try {
