@@ -7,8 +7,9 @@
 //
 // Left out of the bundle, loaded from node_modules as before: the identity provider (loaded at the first
 // token request; it finds a token kind's lifetime and its adapter's model name by class name, and esbuild
-// renames classes whose names collide: bundled, tokens failed with "ttl is not a function"). Swagger UI's
-// files are read by path from swagger-ui-dist (src/docs/swagger-ui.ts). The Postman converter is a chunk of its own,
+// renames classes whose names collide: bundled, tokens failed with "ttl is not a function") and
+// @fastify/swagger-ui (loaded at the first request of a docs page; it serves the files beside its own code,
+// from its directory, which a bundle has not). The Postman converter is a chunk of its own,
 // loaded at the first download of the collection: from node_modules it was 26 MB of the image (its
 // dependencies' every locale and build), bundled 1.5 MB. What stays outside is listed in
 // dist/bundle-externals.json, from which scripts/runtime-modules.mjs finds the node_modules the image ships.
@@ -16,7 +17,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'no
 import { builtinModules } from 'node:module'
 import { join } from 'node:path'
 
-const EXTERNAL = ['oidc-provider', 'oidc-provider/*']
+const EXTERNAL = ['oidc-provider', 'oidc-provider/*', '@fastify/swagger-ui']
 
 // the project's root, or the directory given (the tests build a small project of their own, without the sandbox)
 const root = process.argv[2] ?? new URL('..', import.meta.url).pathname

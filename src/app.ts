@@ -9,7 +9,7 @@ import { generatesSigningKey, loadSigningKeys } from './auth/keys.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
 import answerBatching from './plugins/answer-batching.js'
 import authHooks from './plugins/auth.js'
-import { DOCS_PATH } from './docs/paths.js'
+import { docsRedirectUris } from './docs/swagger-ui.js'
 import docs from './plugins/docs.js'
 import errors, { frameworkError } from './plugins/errors.js'
 import { lazySerializers, lazyValidators } from './plugins/lazy-compilers.js'
@@ -159,7 +159,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
     tokenRateLimit: config.tokenRateLimit,
     faults: { rules: fastify.repos.sandboxState, holdMs: config.faultHold },
     metrics: fastify.metrics,
-    docsRedirectUri: `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
+    docsRedirectUris: docsRedirectUris(publicUrl)
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate, publishedSecrets: config.publishedSecrets === 'on' })
   const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))

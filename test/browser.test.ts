@@ -56,6 +56,28 @@ async function execute (page: Page, operationId: string, tag: string, agentId: s
   return { status: (await status.innerText()).trim(), body: await body.innerText() }
 }
 
+/**
+ * Authorize with the authorization code flow (PKCE) as test user alice: the provider's login page in a
+ * popup, back through the OAuth2 redirect page beside the docs page, the code exchanged for a token.
+ */
+async function signInAsAlice (t: Test, page: Page): Promise<void> {
+  await authorizeDialog(page)
+  const flow = page.locator('.modal-ux .auth-container').filter({ hasText: 'authorizationCode' })
+  t.match(await flow.innerText(), /with PKCE/, 'Swagger UI uses PKCE')
+  await flow.locator('#client_id_authorizationCode').fill('partner-a')
+  await flow.locator('#client_secret_authorizationCode').fill('partner-a-secret')
+  const [popup] = await Promise.all([page.waitForEvent('popup', WAIT), flow.locator('button.authorize').click()])
+  await popup.waitForSelector('#username', WAIT)
+  t.match(popup.url(), /^http:\/\/127\.0\.0\.1:\d+\/auth\/realms\/sandbox\//, 'the login page of the embedded provider')
+  t.match(new URL(page.url()).origin, new URL(popup.url()).origin)
+  await popup.fill('#username', 'alice')
+  await popup.fill('#password', 'alice-password')
+  await Promise.all([popup.waitForEvent('close', WAIT), popup.click('button[type="submit"]')])
+  await flow.locator('button', { hasText: 'Logout' }).waitFor(WAIT)
+  t.equal(await flow.locator('.errors').count(), 0, 'the code was exchanged for a token')
+  await page.locator('.modal-ux button.close-modal').click()
+}
+
 function run (): void {
   t.test('a person authorizes with partner-a\'s client credentials and runs GET /api/banks from the docs page', async (t) => {
     const { base } = await listen(t)
@@ -92,21 +114,7 @@ function run (): void {
     const { base } = await listen(t)
     const browser = await launch(t)
     const page = await openDocs(browser, base)
-    await authorizeDialog(page)
-    const flow = page.locator('.modal-ux .auth-container').filter({ hasText: 'authorizationCode' })
-    t.match(await flow.innerText(), /with PKCE/, 'Swagger UI uses PKCE')
-    await flow.locator('#client_id_authorizationCode').fill('partner-a')
-    await flow.locator('#client_secret_authorizationCode').fill('partner-a-secret')
-    const [popup] = await Promise.all([page.waitForEvent('popup', WAIT), flow.locator('button.authorize').click()])
-    await popup.waitForSelector('#username', WAIT)
-    t.match(popup.url(), /^http:\/\/127\.0\.0\.1:\d+\/auth\/realms\/sandbox\//, 'the login page of the embedded provider')
-    t.match(new URL(page.url()).origin, new URL(popup.url()).origin)
-    await popup.fill('#username', 'alice')
-    await popup.fill('#password', 'alice-password')
-    await Promise.all([popup.waitForEvent('close', WAIT), popup.click('button[type="submit"]')])
-    await flow.locator('button', { hasText: 'Logout' }).waitFor(WAIT)
-    t.equal(await flow.locator('.errors').count(), 0, 'the code was exchanged for a token')
-    await page.locator('.modal-ux button.close-modal').click()
+    await signInAsAlice(t, page)
 
     const res = await execute(page, 'listCurrentUserCustomers', 'customers', '1001')
     t.equal(res.status, '200')
@@ -116,7 +124,7 @@ function run (): void {
     await page.locator('#operations-customers-listCurrentUserCustomers').screenshot({ path: `${ARTIFACTS}docs-alice-customers.png` })
   })
 
-  t.test('the page of a deprecated version shows that version and tries it at its own path', async (t) => {
+  t.test('the page of a deprecated version shows that version, authorizes through its own redirect page and tries it at its own path', async (t) => {
     const { base } = await listen(t)
     const browser = await launch(t)
     const page = await openDocs(browser, base, '/4.0/api/docs/apidocs')
@@ -126,5 +134,11 @@ function run (): void {
     t.match(await page.locator('.servers select, .servers').first().innerText(), new RegExp(`${base.replace(/[.:/]/g, '\\$&')}/4\\.0`), 'the server is /4.0')
     const select = page.locator('.topbar select')
     t.same(await select.locator('option').allInnerTexts(), ['Banking Agent REST Service 4.0', 'Sandbox control API'], 'the bank document of 4.0 and the sandbox control API')
+    // Authorize from this page: its OAuth2 redirect page (beside it, /4.0/api/docs/apidocs/static/) is registered
+    await signInAsAlice(t, page)
+    const res = await execute(page, 'listCurrentUserCustomers', 'customers', '1001')
+    t.equal(res.status, '200', 'GET /4.0/api/customers answered 200 in the page')
+    await mkdir(ARTIFACTS, { recursive: true })
+    await page.screenshot({ path: `${ARTIFACTS}docs-page-4.0.png` })
   })
 }

@@ -36,12 +36,16 @@ t.test('the built command loads the bundle, not the compiled modules, and serves
   }
   t.equal((await get('/health')).status, 200, 'serving')
   const loads = (): string[] => [...server.stderr().matchAll(/^LOADED (\S+)$/gm)].map((m) => m[1])
-  // what a start loads: the bundle, and the packages left outside it that the server needs at once (Swagger
-  // UI and its dependencies); the modules of src/ and node_modules were some 760 files
+  // what a start loads: the bundle, and the packages left outside it that the server needs at once; the
+  // modules of src/ and node_modules were some 760 files
   const atStart = loads().length
   t.ok(atStart < 200, `${atStart} files loaded by the start`)
+  const swaggerUi = (): string[] => loads().filter((url) => /\/node_modules\/@fastify\/(swagger-ui|static)\//.test(url))
+  t.same(swaggerUi(), [], 'Swagger UI (@fastify/swagger-ui, @fastify/static) is not loaded by the start')
   t.match((await get('/console')).text, /<html/, 'the console page (console/)')
   t.match((await get('/console/static/alpine.js')).text, /Alpine/, 'the UI library (node_modules, found from the bundle)')
+  t.match((await get('/api/docs/apidocs')).text, /swagger-ui-bundle\.js/, 'the docs page')
+  t.ok(swaggerUi().some((url) => url.endsWith('/@fastify/swagger-ui/index.js')), 'Swagger UI is loaded at the first request of a docs page, from node_modules')
   t.match((await get('/api/docs/apidocs/static/swagger-ui.css')).text, /swagger-ui/, "Swagger UI's own files (left outside the bundle)")
   const token = await get('/auth/realms/sandbox/protocol/openid-connect/token', {
     method: 'POST',

@@ -88,6 +88,8 @@ t.test('answers to HEAD carry no body, the parser\'s refusals included', async (
 t.test("the docs' static route answers a path that climbs out of it with 404 in the error shape, encoded or not", async (t) => {
   const { app } = await listen(t)
   const port = (app.server.address() as { port: number }).port
+  // (first: the first request of the docs loads Swagger UI, longer than the raw exchanges wait on a loaded machine)
+  t.equal((await app.inject({ url: '/api/docs/apidocs/static/index.css' })).statusCode, 200, 'a real static file is served')
   // over a socket: a client library (and inject) would normalise the '../' away before sending
   for (const url of ['/api/docs/apidocs/static/../package.json', '/api/docs/apidocs/static/../../../package.json', '/api/docs/apidocs/static/..%2fpackage.json', '/api/docs/apidocs/static/..%2f..%2fpackage.json', '/api/docs/apidocs/static/nothing-here.js']) {
     const res = await rawExchange(port, `GET ${url} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n`)
@@ -96,7 +98,6 @@ t.test("the docs' static route answers a path that climbs out of it with 404 in 
     t.equal(res.headers.allow, undefined, `${url}: no Allow`)
     t.match(JSON.parse(res.body), { status: 404, error: 'Not Found', path: url })
   }
-  t.equal((await app.inject({ url: '/api/docs/apidocs/static/index.css' })).statusCode, 200, 'a real static file is served')
 })
 
 t.test("every answer carries Spring Security's default headers; the docs' static files keep their own caching", async (t) => {

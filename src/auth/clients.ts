@@ -52,8 +52,8 @@ export function ownerOf (world: World, clientId: string): ClientOwner | undefine
 }
 
 /** A partner as a confidential client: all four grants, client_secret_basic or _post. */
-function confidential (partner: Partner, docsRedirectUri: string, locked: boolean): AdapterPayload {
-  const redirectUris = [...new Set([docsRedirectUri, ...partner.redirectUris])]
+function confidential (partner: Partner, docsRedirectUris: string[], locked: boolean): AdapterPayload {
+  const redirectUris = [...new Set([...docsRedirectUris, ...partner.redirectUris])]
   return {
     client_id: partner.id,
     // a locked client (SANDBOX_LOCKOUT_*) fails authentication whatever secret it sends
@@ -84,13 +84,13 @@ function publicClient (partner: Partner, c: PublicClient): AdapterPayload {
 }
 
 /** The provider's metadata of a client id (partner or public client), or undefined. */
-export function clientMetadata (owner: ClientOwner | undefined, docsRedirectUri: string, locked: boolean): AdapterPayload | undefined {
+export function clientMetadata (owner: ClientOwner | undefined, docsRedirectUris: string[], locked: boolean): AdapterPayload | undefined {
   if (owner === undefined) return undefined
-  return owner.publicClient === undefined ? confidential(owner.partner, docsRedirectUri, locked) : publicClient(owner.partner, owner.publicClient)
+  return owner.publicClient === undefined ? confidential(owner.partner, docsRedirectUris, locked) : publicClient(owner.partner, owner.publicClient)
 }
 
 /** The web origins a client allows (Keycloak's "+": the origins of its redirect URIs); undefined for no such client. */
-export function clientOrigins (world: World, docsRedirectUri: string, clientId: string): string[] | undefined {
-  const uris = clientMetadata(ownerOf(world, clientId), docsRedirectUri, false)?.redirect_uris as string[] | undefined
+export function clientOrigins (world: World, docsRedirectUris: string[], clientId: string): string[] | undefined {
+  const uris = clientMetadata(ownerOf(world, clientId), docsRedirectUris, false)?.redirect_uris as string[] | undefined
   return uris === undefined ? undefined : webOrigins(uris)
 }

@@ -75,7 +75,7 @@ export interface AuthOptions {
   keysGenerated: boolean
   /** An access token's signature is a span of its request's trace. */
   spans?: Spans
-  docsRedirectUri: string
+  docsRedirectUris: string[]
   /** Called for each request the provider answers, before it does (the journal taps the answer). */
   onProviderRequest?: (request: FastifyRequest, reply: FastifyReply) => void
   /** The provider's state and the lockout's and token limit's counters shared by replicas (Redis); in this process when absent. */
@@ -116,7 +116,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
       keys: signingKeys,
       publicUrl: opts.publicUrl,
       tokenTtl: opts.tokenTtl,
-      docsRedirectUri: opts.docsRedirectUri,
+      docsRedirectUris: opts.docsRedirectUris,
       storage: opts.shared?.storage,
       lockout,
       spans: opts.spans,
@@ -177,7 +177,7 @@ async function authPlugin (fastify: FastifyInstance, opts: AuthOptions): Promise
     const unreachable = async (): Promise<void> => {}
     scope.all(`${REALM_PATH}/*`, unreachable)
   })
-  const origins = (clientId: string): string[] | undefined => clientOrigins(opts.world, opts.docsRedirectUri, clientId)
+  const origins = (clientId: string): string[] | undefined => clientOrigins(opts.world, opts.docsRedirectUris, clientId)
   await fastify.register(keycloakPages, { prefix: REALM_PATH, issuer, publicJwk: keys.then((k) => k.publicJwk), clientOrigins: origins })
   await fastify.register(loginRoutes, { prefix: LOGIN_PATH, provider, world: opts.world, lockout, issuer })
   await fastify.register(tokenEndpoints, { prefix: REALM_PATH, provider, world: opts.world, verifier })

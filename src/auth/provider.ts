@@ -22,8 +22,8 @@ export interface ProviderOptions {
   keys: SigningKeys
   publicUrl: string
   tokenTtl: number
-  /** Redirect URI of the docs page, registered on every client so that "Authorize" works there. */
-  docsRedirectUri: string
+  /** Redirect URIs of the docs pages (one per version), registered on every client so that "Authorize" works there. */
+  docsRedirectUris: string[]
   /** Where the provider keeps its state: this process (the default) or Redis, for every replica. */
   storage?: ProviderStorageFactory
   lockout: Lockout
@@ -123,8 +123,8 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
 
   // the client's partner made current here first (with replicas: a partner registered on another one)
   const client = async (id: string): Promise<AdapterPayload | undefined> =>
-    await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUri, await opts.lockout.isLocked(clientKey(id)))
-  const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUri, id)
+    await world.findClient(id) === undefined ? undefined : clientMetadata(ownerOf(world, id), opts.docsRedirectUris, await opts.lockout.isLocked(clientKey(id)))
+  const clientOrigins = (id: string): string[] | undefined => clientOriginsOf(world, opts.docsRedirectUris, id)
   const adapter = (opts.storage ?? createAdapterFactory)({
     client,
     revokeAccessTokens: async (partnerId, tokens) => await revokeTokens(world, partnerId, tokens)

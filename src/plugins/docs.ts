@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
-import { stringify as toYaml } from 'yaml'
 import { API_TAGS, SANDBOX_TAGS, apiDescription, sandboxDescription } from '../docs/descriptions.js'
 import { buildDocExamples, type DocExamples } from '../docs/examples.js'
 import { withInjectedErrors } from '../docs/faults.js'
@@ -10,8 +9,7 @@ import { DOCS_PATH, POSTMAN_ENVIRONMENT_PATH, POSTMAN_PATH, SANDBOX_DOCS_PATH, S
 import { postmanCollection, postmanEnvironment, type PostmanSettings } from '../docs/postman.js'
 import { REALM_PATH, ROUTES } from '../auth/realm.js'
 import { securitySchemes, swagger2SecurityDefinitions } from '../docs/security.js'
-import { SWAGGER_UI_FILES, swaggerInitializer, swaggerUiPage } from '../docs/swagger-ui.js'
-import { staticFiles } from '../static-files.js'
+import { lazySwaggerUi } from '../docs/swagger-ui.js'
 import { versionedDocuments } from '../docs/versioned.js'
 import { LATEST_VERSION } from '../api-versions.js'
 import { pathVersionOf } from './versions.js'
@@ -31,6 +29,9 @@ export interface DocsOptions {
 }
 
 type Json = Record<string, any>
+
+/** Headers of Swagger UI's answer that are its connection's, not the file's: the sandbox's answer sets its own. */
+const HOP_BY_HOP = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'])
 
 const isSandboxRoute = (url: string): boolean => url.startsWith('/__sandbox')
 const isApiRoute = (url: string): boolean => url.startsWith('/api/') && !url.startsWith('/api/docs')
@@ -120,27 +121,33 @@ async function docs (fastify: FastifyInstance, opts: DocsOptions): Promise<void>
     const accept = request.headers.accept ?? ''
     return accept.includes('application/json') && !accept.includes('text/html')
   }
-  const oauth2RedirectUrl = `${publicUrl}${DOCS_PATH}/static/oauth2-redirect.html`
-  const initializer = swaggerInitializer(url.pathname.replace(/\/$/, ''), oauth2RedirectUrl)
 
   const hidden = { schema: { hide: true }, config: { public: true } }
   const apiDocument = async (request: FastifyRequest): Promise<Json> => forVersion(fastify.swagger() as unknown as Json, request)
 
-  // Swagger UI: the page (the OpenAPI document itself to a client that asks for JSON), its start script
-  // and the distribution's files, revalidated on every use
-  const TITLE = 'Banking Agent Sandbox API docs'
-  const page = (trailingSlash: boolean) => async (request: FastifyRequest, reply: FastifyReply) => wantsJson(request)
-    ? await reply.type('application/json; charset=utf-8').send(await apiDocument(request))
-    : await reply.type('text/html; charset=utf-8').send(swaggerUiPage(TITLE, trailingSlash))
-  fastify.get(DOCS_PATH, hidden, page(false))
-  fastify.get(`${DOCS_PATH}/`, hidden, page(true))
-  fastify.get(`${DOCS_PATH}/json`, hidden, apiDocument)
-  fastify.get(`${DOCS_PATH}/yaml`, hidden, async (request, reply) => await reply.type('application/x-yaml').send(toYaml(await apiDocument(request))))
-  const sendFile = staticFiles(SWAGGER_UI_FILES, 'public, max-age=0')
-  fastify.get(`${DOCS_PATH}/static/:file`, hidden, async (request, reply) => await sendFile((request.params as { file: string }).file, request, reply))
-  fastify.get(`${DOCS_PATH}/static/swagger-initializer.js`, hidden, async (_request, reply) => await reply.type('application/javascript; charset=utf-8').send(initializer))
-  // (relative: under a version's path, or a proxy's, the page stays there)
-  fastify.get(`${DOCS_PATH}/static/index.html`, hidden, async (_request, reply) => await reply.redirect('../'))
+  // Swagger UI (@fastify/swagger-ui): the page (the OpenAPI document itself to a client that asks for JSON),
+  // its start script, /json, /yaml and the distribution's files, answered by the version's Swagger UI
+  const swaggerUi = lazySwaggerUi(fastify, { publicUrl, clientId: 'partner-a', presentAs })
+  const sendUi = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const rest = (request.params as { '*'?: string })['*']
+    const isPage = rest === undefined || rest === ''
+    if (isPage && wantsJson(request)) return await reply.type('application/json; charset=utf-8').send(await apiDocument(request))
+    const ui = await swaggerUi(pathVersionOf(request.raw))
+    // (the version's path: the version's Swagger UI has its routes there)
+    const answer = await ui.inject({ method: request.method as 'GET', url: request.originalUrl, headers: request.headers })
+    // an unknown file, or one that climbs out of the distribution (@fastify/static: 403), is an unknown path
+    if (answer.statusCode === 404 || answer.statusCode === 403) {
+      reply.callNotFound()
+      return reply
+    }
+    if (answer.statusCode >= 500) throw new Error(`Swagger UI answered ${answer.statusCode}: ${answer.body}`)
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value)
+    }
+    return await reply.code(answer.statusCode).send(answer.rawPayload)
+  }
+  fastify.get(DOCS_PATH, hidden, sendUi)
+  fastify.get(`${DOCS_PATH}/*`, hidden, sendUi)
   fastify.get(`${DOCS_PATH}/openapi.json`, hidden, apiDocument)
   fastify.get(`${DOCS_PATH}/swagger.json`, hidden, async (request) => forVersion(fastify.swagger2() as unknown as Json, request))
   // the Postman collection of the bank's API and its environment (the default partner's credentials, when the
