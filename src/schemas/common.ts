@@ -1,4 +1,5 @@
 import { Type, type TSchema, type Static, type StringOptions, type TUnsafe } from '@sinclair/typebox'
+import { MAX_PATTERN_LENGTH } from '../path-patterns.js'
 
 /*
  * Building blocks shared by the resource schemas. Every rule is written the way the spec words it
@@ -13,6 +14,14 @@ export const UPPER_TEXT_PATTERN = `^[${UPPER_CHARSET}]*$`
 export const UPPER_TEXT_WITH_LETTER_PATTERN = `^(?=.*[A-Z])[${UPPER_CHARSET}]*$`
 // spec 2.5 email: "uppercase Latin letters, digits, punctuation" (no space)
 export const UPPER_EMAIL_PATTERN = `^[${UPPER_CHARSET.replace(' ', '')}]*$`
+
+/**
+ * A path pattern a partner sends (journal filters, fault rules): checked by the x-path-pattern keyword
+ * (validation.ts, path-patterns.ts's patternProblem) before the linear matcher of path-patterns.ts sees it.
+ */
+export function PathPatternString (options: StringOptions) {
+  return Type.String({ minLength: 1, maxLength: MAX_PATTERN_LENGTH, 'x-path-pattern': true, ...options })
+}
 
 /** Bean Validation's @Digits on a String: parsed as a decimal number, then integral/fraction digits counted. */
 export interface DigitsRule { integer: number, fraction: number }

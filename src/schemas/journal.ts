@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ref } from './common.js'
+import { PATTERN_RULES } from '../path-patterns.js'
+import { PathPatternString, ref } from './common.js'
 
 /* The request journal (GET /__sandbox/requests ...): what a partner's code sent and what the sandbox answered. */
 
@@ -45,7 +46,7 @@ export const JournalList = Type.Object({
 
 const filterFields = {
   method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,16}$', examples: ['POST'], description: 'HTTP method, any case' })),
-  path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', examples: ['/api/customers/**'], description: 'Request path: exact, or with * for any characters within a segment and ** for any characters' })),
+  path: Type.Optional(PathPatternString({ examples: ['/api/customers/**'], description: `Request path: exact, or with * for any characters within a segment and ** for any characters (${PATTERN_RULES})` })),
   route: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^/', examples: ['/api/customers/{customerId}/messages'], description: 'Route template, e.g. /api/customers/{customerId}/messages' })),
   status: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$|^[1-5]xx$', examples: ['4xx'], description: 'A status (201) or a class (4xx)' })),
   agentId: Type.Optional(Type.String({ minLength: 1, maxLength: 32, examples: ['1001'], description: 'The Agent-Id of the request' })),

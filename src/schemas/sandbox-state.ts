@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { ref } from './common.js'
+import { PATTERN_RULES } from '../path-patterns.js'
+import { PathPatternString, ref } from './common.js'
 
 /*
  * A partner's own sandbox state beside its data: fault rules and its clock (issue 11). Kept with the
@@ -9,11 +10,8 @@ import { ref } from './common.js'
 /** Which requests a fault rule applies to; every field optional, all given ones must match. */
 export const FaultMatch = Type.Object({
   method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'HTTP method, any case (GET, POST, ...)', examples: ['POST'] })),
-  path: Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 1024,
-    pattern: '^/',
-    description: 'Request path without the query, as sent or without its /{version} prefix; * stands for any characters within one segment, ** for any characters. A rule with a path or route that matches the token endpoint (/**/protocol/openid-connect/token) applies to the token requests of the partner\'s own clients too; one with neither, to the API only',
+  path: Type.Optional(PathPatternString({
+    description: `Request path without the query, as sent or without its /{version} prefix; * stands for any characters within one segment, ** for any characters (${PATTERN_RULES}). A rule with a path or route that matches the token endpoint (/**/protocol/openid-connect/token) applies to the token requests of the partner's own clients too; one with neither, to the API only`,
     examples: ['/api/customers']
   })),
   route: Type.Optional(Type.String({

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox'
 import type { FieldError } from '../errors.js'
 import type { DigitsRule } from './common.js'
 import { isHibernateEmail } from './email-format.js'
+import { patternProblem } from '../path-patterns.js'
 
 // ajv-formats is CommonJS: under ESM its default import is the plugin function itself.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
@@ -57,6 +58,16 @@ export function sandboxKeywords (ajv: Ajv): Ajv {
     errors: true,
     validate: function validateDigits (rule: DigitsRule, data: string) {
       return digitsOk(data, rule)
+    }
+  })
+  // a partner's path pattern (journal filters, fault rules): what the linear matcher takes
+  ajv.addKeyword({
+    keyword: 'x-path-pattern',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function validatePathPattern (on: boolean, data: string) {
+      return !on || patternProblem(data) === undefined
     }
   })
   return ajv
@@ -147,6 +158,8 @@ export function fieldErrorFromAjv (e: ErrorObject): FieldError {
       return at('Max', `must be less than or equal to ${String(e.schema)}`)
     case 'enum':
       return at('OneOf', `must be one of [${(e.schema as unknown[]).join(', ')}]`)
+    case 'x-path-pattern':
+      return at('Pattern', patternProblem(String(e.data)) ?? 'must be a path pattern')
     case 'x-digits': {
       const rule = e.schema as DigitsRule
       return at('Digits', `numeric value out of bounds (<${rule.integer} digits>.<${rule.fraction} digits> expected)`)

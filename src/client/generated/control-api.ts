@@ -1110,7 +1110,7 @@ export interface components {
              */
             method?: string;
             /**
-             * @description Request path without the query, as sent or without its /{version} prefix; * stands for any characters within one segment, ** for any characters. A rule with a path or route that matches the token endpoint (/**\/protocol/openid-connect/token) applies to the token requests of the partner's own clients too; one with neither, to the API only
+             * @description Request path without the query, as sent or without its /{version} prefix; * stands for any characters within one segment, ** for any characters (starts with /; printable ASCII without spaces, ? or #; at most 1024 characters and 8 single *). A rule with a path or route that matches the token endpoint (/**\/protocol/openid-connect/token) applies to the token requests of the partner's own clients too; one with neither, to the API only
              * @example /api/customers
              */
             path?: string;
@@ -4360,7 +4360,7 @@ export interface operations {
                  */
                 method?: string;
                 /**
-                 * @description Request path: exact, or with * for any characters within a segment and ** for any characters
+                 * @description Request path: exact, or with * for any characters within a segment and ** for any characters (starts with /; printable ASCII without spaces, ? or #; at most 1024 characters and 8 single *)
                  * @example /api/customers/**
                  */
                 path?: string;
@@ -4489,7 +4489,7 @@ export interface operations {
                      */
                     method?: string;
                     /**
-                     * @description Request path: exact, or with * for any characters within a segment and ** for any characters
+                     * @description Request path: exact, or with * for any characters within a segment and ** for any characters (starts with /; printable ASCII without spaces, ? or #; at most 1024 characters and 8 single *)
                      * @example /api/customers/**
                      */
                     path?: string;
@@ -4600,7 +4600,7 @@ export interface operations {
                  */
                 method?: string;
                 /**
-                 * @description Request path: exact, or with * for any characters within a segment and ** for any characters
+                 * @description Request path: exact, or with * for any characters within a segment and ** for any characters (starts with /; printable ASCII without spaces, ? or #; at most 1024 characters and 8 single *)
                  * @example /api/customers/**
                  */
                 path?: string;

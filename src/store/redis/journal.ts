@@ -185,7 +185,7 @@ export class RedisJournals implements JournalStore {
   }
 
   async find (partnerId: string, filter: JournalFilter, limit?: number): Promise<Found> {
-    return select(await this.entries(partnerId), filter, limit)
+    return await select(await this.entries(partnerId), filter, limit)
   }
 
   async get (partnerId: string, id: string): Promise<Recorded | undefined> {
