@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { sameSecret } from '../auth/same-secret.js'
 import type { AccessClaims } from '../auth/verify.js'
 import { SandboxError } from '../errors.js'
 import { SESSION_COOKIE, SESSION_TTL_MS, type ConsoleSessions, type Session } from '../store/console-sessions.js'
+import { clientSecretAccepted } from '../store/partner-credentials.js'
 import type { World } from '../store/world.js'
 import { PACKAGE_JSON, ROOT } from '../files.js'
 import { staticFiles, type StaticFile } from '../static-files.js'
@@ -112,9 +112,11 @@ export default async function consoleRoutes (fastify: FastifyInstance, opts: { s
     // (findClient: an id nobody has costs one lookup and is not remembered)
     const found = await world.findClient(request.body.clientId)
     const partner = found === request.body.clientId ? world.partner(found) : undefined
-    if (partner === undefined || !sameSecret(partner.secret, request.body.clientSecret)) {
+    if (partner === undefined || !clientSecretAccepted(world.secrets, partner, request.body.clientSecret)) {
       throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'Unknown client id or wrong client secret')
     }
+    // (told only to whoever has the secret)
+    if (partner.suspended) throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', `Client ${partner.id} is suspended by the sandbox's operator`)
     const { id, session } = await sessions.create(partner.id)
     reply.header('set-cookie', cookie(request, id, SESSION_TTL_MS / 1000)).header('cache-control', 'no-store')
     return who(partner.id, session.csrf)
