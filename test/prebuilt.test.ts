@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
+import type { PartnerSnapshot } from '../src/store/records.js'
 import { API_SCHEMAS } from '../src/schemas/index.js'
 import { createValidator } from '../src/schemas/validation.js'
 import { buildPartner } from '../src/seed/build.js'
@@ -37,10 +38,15 @@ t.test('each prebuilt partner is what building it from the sources gives', async
     for (const def of loaded.scenario.partners) {
       const identity = scenarioIdentity(def)
       const copy = prebuilt.partner(loaded, loaded.scenario.seed, identity)
-      t.same(copy, JSON.parse(JSON.stringify(buildPartner({ reference, validator }, loaded, loaded.scenario.seed, identity))), `${name}: ${def.id}`)
+      // (credentials aside: each build hashes them with a salt of its own, and the start puts the partner's own in the copy)
+      t.same(withoutCredentials(copy), withoutCredentials(JSON.parse(JSON.stringify(buildPartner({ reference, validator }, loaded, loaded.scenario.seed, identity)))), `${name}: ${def.id}`)
     }
   }
 })
+
+function withoutCredentials (p: PartnerSnapshot | undefined): unknown {
+  return p === undefined ? p : { ...p, secretHash: '', users: p.users.map((u) => ({ ...u, passwordHash: '' })) }
+}
 
 t.test('a prebuilt partner is used only for exactly what was built', async (t) => {
   const validator = createValidator(API_SCHEMAS)
