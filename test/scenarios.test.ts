@@ -21,7 +21,7 @@ import { SCENARIOS_DIR, ScenarioLibrary } from '../src/seed/scenarios.js'
 import type { AgentStore } from '../src/store/agent.js'
 import { serialise } from '../src/store/serialise.js'
 import type { PartnerSnapshot, StoredCustomer } from '../src/store/records.js'
-import { api, build, tokenFor, PARTNER_B } from './helper.js'
+import { api, build, tokenFor, withoutCredentials, PARTNER_B } from './helper.js'
 
 // building straight from the library (buildPartner) generates with faker, loaded when first needed
 await loadFaker()
@@ -43,7 +43,7 @@ function partnersOf (name: string, seed?: number): PartnerSnapshot[] {
 
 /** The partners' data as JSON, without their credentials (hashes with a pepper and salts of each process). */
 function snapshotsOf (app: FastifyInstance): Record<string, string> {
-  return Object.fromEntries([...app.world.partners.values()].map((p) => [p.id, serialise({ ...p.snapshot(), secretHash: '', users: p.users.map((u) => ({ ...u, passwordHash: '' })) })]))
+  return Object.fromEntries([...app.world.partners.values()].map((p) => [p.id, serialise(withoutCredentials(p.snapshot()))]))
 }
 
 function schemaProblem (schemaId: string, value: unknown): string | null {
