@@ -163,6 +163,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   })
   await fastify.register(docs, { publicUrl, deprecationDate: config.deprecationDate, publishedSecrets: config.publishedSecrets === 'on' })
   const sessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys))
+  // a rotated secret, a suspension, a deletion or expired tokens end the partner's console sessions
+  fastify.control.whenSignedOut(async (partnerId) => await sessions.endAll(partnerId))
   await fastify.register(consoleRoutes, { sessions, world: fastify.world, publicUrl, lockout: fastify.lockout })
   // the operator's console: sessions of its own (store, cookie, keys), which only the operator endpoints accept
   const operatorSessions = new ConsoleSessions(fastify.redis === null ? undefined : new RedisConsoleSessions(fastify.redis.client, fastify.redis.keys, 'operator'), OPERATOR_COOKIE)

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { readFileSync } from 'node:fs'
 import { trustProxyOf } from './trust-proxy.js'
 
 // Every option is declared once here: its type, default, description, environment variable and flag, and its
@@ -28,6 +29,8 @@ export const ConfigSchema = Type.Object({
   seed: option(Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description: "Seed for generated data; default the scenario's own seed" })), 'SANDBOX_SEED', 'seed'),
   dataDir: option(Type.Optional(Type.String({ minLength: 1, description: 'Directory for durable data (per partner a JSON snapshot and a change log; signing keys); in memory when unset' })), 'SANDBOX_DATA_DIR', 'data-dir'),
   adminToken: option(Type.Optional(Type.String({ minLength: 16, description: 'Bearer token for the operator endpoints under /__sandbox/admin; disabled when unset' })), 'SANDBOX_ADMIN_TOKEN', 'admin-token'),
+  adminTokenFile: option(Type.Optional(Type.String({ minLength: 1, description: 'Path of a file holding the operator token (a mounted secret; one trailing newline is ignored), in place of SANDBOX_ADMIN_TOKEN' })), 'SANDBOX_ADMIN_TOKEN_FILE', 'admin-token-file'),
+  secretPepper: option(Type.Optional(Type.String({ minLength: 32, description: 'Key of the hashes of client secrets (HMAC-SHA-256), the same on every replica; unset: generated and kept in the data dir (keys/secret-pepper), in Redis, or in memory. Changing it makes every stored client secret fail' })), 'SANDBOX_SECRET_PEPPER', 'secret-pepper'),
   tokenTtl: option(Type.Integer({ minimum: 10, maximum: 86400, default: 300, description: 'Access token lifetime in seconds' }), 'SANDBOX_TOKEN_TTL', 'token-ttl'),
   lockoutFailures: option(Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: "Wrong secrets or passwords in a row after which a client or user is locked out of the token endpoint, as Keycloak's brute force detection (0: off)" }), 'SANDBOX_LOCKOUT_FAILURES', 'lockout-failures', 30),
   lockoutSeconds: option(Type.Integer({ minimum: 0, maximum: 86400, default: 0, description: 'Seconds a locked-out client or user is refused, even with the right secret (0: off)' }), 'SANDBOX_LOCKOUT_SECONDS', 'lockout-seconds', 60),
@@ -94,7 +97,7 @@ export const OPTIONS: OptionInfo[] = Object.entries(ConfigSchema.properties).map
 }))
 
 /** Options whose values are secrets: never echoed in messages. */
-const SECRET_OPTIONS = new Set<string>(['adminToken', 'signingKey', 'signingKeys', 'redisUrl'])
+const SECRET_OPTIONS = new Set<string>(['adminToken', 'signingKey', 'signingKeys', 'redisUrl', 'secretPepper'])
 
 export class ConfigError extends Error {
   constructor (message: string) {
@@ -149,9 +152,10 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
   if (config.signingKey !== undefined && config.signingKeys !== undefined) {
     throw new ConfigError('options --signing-key / SANDBOX_SIGNING_KEY and --signing-keys / SANDBOX_SIGNING_KEYS exclude each other: put the one key in SANDBOX_SIGNING_KEYS with the others')
   }
+  if (config.adminTokenFile !== undefined) config.adminToken = adminTokenOfFile(config)
   if (config.redisUrl !== undefined) sharedStateChecks(config)
   if (config.profile === 'hosted' && !hasOperatorCredential(config)) {
-    throw new ConfigError('the hosted profile (--profile / SANDBOX_PROFILE = hosted) needs an operator credential: set SANDBOX_ADMIN_TOKEN (--admin-token), at least 16 characters')
+    throw new ConfigError('the hosted profile (--profile / SANDBOX_PROFILE = hosted) needs an operator credential: set SANDBOX_ADMIN_TOKEN (--admin-token), at least 16 characters, or SANDBOX_ADMIN_TOKEN_FILE (--admin-token-file)')
   }
   try {
     trustProxyOf(config.trustProxy)
@@ -171,6 +175,26 @@ export function loadConfig (raw: Record<string, unknown> = {}): Config {
 /** Whether the operator endpoints can be reached by someone: a hosted sandbox refuses to start without. */
 function hasOperatorCredential (config: Config): boolean {
   return config.adminToken !== undefined
+}
+
+/**
+ * SANDBOX_ADMIN_TOKEN_FILE: the operator token read from a file (a Kubernetes or Docker secret), without the
+ * trailing newline an editor or `echo` leaves. Neither the token nor a word of the file reaches a message.
+ */
+function adminTokenOfFile (config: Config): string {
+  const name = '--admin-token-file / SANDBOX_ADMIN_TOKEN_FILE'
+  if (config.adminToken !== undefined) throw new ConfigError(`options --admin-token / SANDBOX_ADMIN_TOKEN and ${name} exclude each other: unset one of them`)
+  let text: string
+  try {
+    text = readFileSync(config.adminTokenFile!, 'utf8')
+  } catch (err) {
+    throw new ConfigError(`invalid option ${name} = ${JSON.stringify(config.adminTokenFile)}: the file cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`)
+  }
+  const token = text.replace(/\r?\n$/, '')
+  if (token.length < 16 || /\s/.test(token)) {
+    throw new ConfigError(`invalid option ${name} = ${JSON.stringify(config.adminTokenFile)}: the file must hold the operator token alone, 16 characters or more without spaces or line breaks (it holds ${token.length} characters)`)
+  }
+  return token
 }
 
 /** What replicas sharing state through Redis need: one signing key for all (a key of its own per process would make every other replica's tokens invalid here). */

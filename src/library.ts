@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from './config.js'
 import type { LogSink } from './app.js'
 import { REALM_PATH, ROUTES } from './auth/realm.js'
+import { publishedCredentials } from './seed/published.js'
 import { hostTracing, listenSandbox, stopSandbox } from './server.js'
 import { SandboxClient } from './client/index.js'
 
@@ -78,13 +79,11 @@ export async function startSandbox (options: SandboxOptions = {}): Promise<Start
   const fastify = await listenSandbox(config, { log: log === false ? NOWHERE : log === true ? undefined : log, publicUrlOf, tracing: await hostTracing() })
   const url = config.publicUrl!
   let stopped: Promise<void> | undefined
-  const partners = [...fastify.world.partners.values()].filter((p) => !p.registered).map((p) => ({
-    clientId: p.id,
-    clientSecret: p.secret,
-    name: p.name,
-    agents: [...p.agents.keys()],
-    users: p.users.map((u) => ({ username: u.username, password: u.password }))
-  }))
+  const partners = [...fastify.world.partners.values()].flatMap((p) => {
+    // (the scenario's published values: the sandbox keeps hashes only)
+    const published = publishedCredentials(fastify.world, fastify.scenarios, p)
+    return published === undefined ? [] : [{ clientId: p.id, clientSecret: published.secret, name: p.name, agents: [...p.agents.keys()], users: published.users }]
+  })
   return {
     url,
     issuer: `${url}${REALM_PATH}`,

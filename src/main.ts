@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError, OPTIONS, fromEnv, loadConfig, type Config } from './config.js'
 import { PACKAGE_JSON } from './files.js'
+import { publishedCredentials } from './seed/published.js'
 import { tracingSettings, type TracingSettings } from './observe/tracing.js'
 
 const NAME = 'banking-sandbox'
@@ -57,7 +58,12 @@ function banner (config: Config, fastify: FastifyInstance): void {
     `  discovery  ${url}/auth/realms/sandbox/.well-known/openid-configuration`,
     ...(fastify.management.url === undefined ? [] : [`  metrics    ${fastify.management.url}/metrics (management port: /health, /ready)`]),
     `  scenario   ${config.scenario} (${storeOf(config)})${config.profile === 'local' ? '' : `, profile ${config.profile}`}`,
-    ...partners.map((p) => `  client     ${p.id} / ${p.secret}  agents ${[...p.agents.keys()].join(', ')}${p.users.length > 0 ? `  users ${p.users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`)
+    ...partners.map((p) => {
+      // (the scenario's published values: the sandbox keeps hashes only; a rotated secret is the operator's to tell)
+      const published = publishedCredentials(fastify.world, fastify.scenarios, p)
+      const users = published?.users ?? []
+      return `  client     ${p.id} / ${published?.secret ?? '(secret rotated)'}  agents ${[...p.agents.keys()].join(', ')}${users.length > 0 ? `  users ${users.map((u) => `${u.username} / ${u.password}`).join(', ')}` : ''}`
+    })
   ]
   process.stderr.write(`${lines.join('\n')}\n`)
 }

@@ -232,3 +232,11 @@ export function checkAgainstDocs (app: FastifyInstance, method: string, res: Ans
     throw new Error(`${method} ${path} ${status} does not match the published schema: ${described.join(', ')}${errors.length > 5 ? ` and ${errors.length - 5} more` : ''}\n${res.body.slice(0, 500)}`)
   }
 }
+
+/**
+ * A partner's snapshot without its credentials: hashes made with a pepper of each process and a salt of each
+ * hash (store/credentials.ts), so that two sandboxes' data compare byte for byte.
+ */
+export function withoutCredentials<T extends { secretHash: string, users: Array<{ passwordHash: string }> }> (p: T): T {
+  return { ...p, secretHash: '', users: p.users.map((u) => ({ ...u, passwordHash: '' })) }
+}

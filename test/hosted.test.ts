@@ -76,23 +76,27 @@ t.test('hosted with SANDBOX_SCENARIO_PARTNERS=on: the scenario partners exist, b
   const app = await build(t, { ...HOSTED, scenarioPartners: 'on' })
   const a = app.world.partner('partner-a')!
   t.ok(a, 'partner-a exists')
-  t.not(a.secret, 'partner-a-secret', 'with a secret of its own')
-  t.ok(a.secret.length >= 32, 'a long random one')
-  t.not(a.secret, app.world.partner('partner-b')!.secret, 'each its own')
-  t.not(a.users[0].password, 'alice-password')
+  const b = app.world.partner('partner-b')!
+  t.notOk(app.world.secrets.verify(a.secretHash, 'partner-a-secret'), 'with a secret of its own, not the published one')
+  t.not(a.secretHash, b.secretHash, 'each its own')
   t.equal(await clientCredentials(app, 'partner-a', 'partner-a-secret'), 401)
   t.equal(await clientCredentials(app, 'partner-b', 'partner-b-secret'), 401)
-  t.equal(await passwordGrant(app, 'alice', 'alice-password', a.secret), 401, 'the published test user password is refused (invalid_grant, as Keycloak answers it), even with the right client secret')
-  t.equal(await passwordGrant(app, 'alice', a.users[0].password, a.secret), 200, 'the generated one works')
   t.equal((await postmanEnvironment(app)).clientSecret, '')
 
-  // the generated secret works (for whoever the operator gives it to) and survives the partner's reset
-  const secret = a.secret
+  // nobody is shown the generated secret: the operator rotates it to learn one, and gives it to the partner
+  const rotated = await app.inject({ method: 'POST', url: '/__sandbox/admin/partners/partner-a/secret', headers: { authorization: `Bearer ${ADMIN}` }, payload: {} })
+  t.equal(rotated.statusCode, 200)
+  const secret = (rotated.json() as { clientSecret: string }).clientSecret
+  t.ok(secret.length >= 32, 'a long random one')
+  t.equal(await clientCredentials(app, 'partner-a', secret), 200)
+  t.equal(await passwordGrant(app, 'alice', 'alice-password', secret), 401, 'the published test user password is refused (invalid_grant, as Keycloak answers it), even with the right client secret')
+
+  // the secret survives the partner's reset, which never brings the published ones back
   const token = await tokenFor(app, { client: 'partner-a', secret })
   t.equal((await app.inject({ method: 'POST', url: '/__sandbox/reset', headers: { authorization: `Bearer ${token}` }, payload: {} })).statusCode, 200)
-  t.equal(app.world.partner('partner-a')!.secret, secret, 'a reset keeps the secret')
-  t.not(app.world.partner('partner-a')!.users[0].password, 'alice-password', 'and never brings the published password back')
+  t.equal(await clientCredentials(app, 'partner-a', secret), 200, 'a reset keeps the secret')
   t.equal(await clientCredentials(app, 'partner-a', 'partner-a-secret'), 401)
+  t.equal(await passwordGrant(app, 'alice', 'alice-password', secret), 401, 'nor the published password')
 })
 
 t.test('HSTS is sent when the public URL is https and the profile (or SANDBOX_HSTS) asks for it', async (t) => {

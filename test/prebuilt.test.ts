@@ -11,6 +11,7 @@ import { scenarioIdentity } from '../src/seed/identities.js'
 import { Prebuilt } from '../src/seed/prebuilt.js'
 import { ScenarioLibrary } from '../src/seed/scenarios.js'
 import { ROOT, clientToken, ensureBuilt, kill, startCli } from './built.js'
+import { withoutCredentials } from './helper.js'
 
 /*
  * The built-in scenarios' partners as the build made them (src/seed/prebuilt.ts): the same as building them
@@ -37,7 +38,8 @@ t.test('each prebuilt partner is what building it from the sources gives', async
     for (const def of loaded.scenario.partners) {
       const identity = scenarioIdentity(def)
       const copy = prebuilt.partner(loaded, loaded.scenario.seed, identity)
-      t.same(copy, JSON.parse(JSON.stringify(buildPartner({ reference, validator }, loaded, loaded.scenario.seed, identity))), `${name}: ${def.id}`)
+      // (credentials aside: each build hashes them with a salt of its own, and the start puts the partner's own in the copy)
+      t.same(copy === undefined ? copy : withoutCredentials(copy), withoutCredentials(JSON.parse(JSON.stringify(buildPartner({ reference, validator }, loaded, loaded.scenario.seed, identity)))), `${name}: ${def.id}`)
     }
   }
 })

@@ -12,6 +12,8 @@ import { API_SCHEMAS } from '../src/schemas/index.js'
 import { MAX_PAGE_SIZE } from '../src/schemas/common.js'
 import { createValidator } from '../src/schemas/validation.js'
 import { buildPartner } from '../src/seed/build.js'
+import { scenarioIdentity } from '../src/seed/identities.js'
+import { ClientSecrets, PasswordHashes } from '../src/store/credentials.js'
 import { loadFaker } from '../src/seed/faker.js'
 import { DataError } from '../src/seed/check.js'
 import { loadReference } from '../src/seed/fixtures.js'
@@ -19,7 +21,7 @@ import { SCENARIOS_DIR, ScenarioLibrary } from '../src/seed/scenarios.js'
 import type { AgentStore } from '../src/store/agent.js'
 import { serialise } from '../src/store/serialise.js'
 import type { PartnerSnapshot, StoredCustomer } from '../src/store/records.js'
-import { api, build, tokenFor, PARTNER_B } from './helper.js'
+import { api, build, tokenFor, withoutCredentials, PARTNER_B } from './helper.js'
 
 // building straight from the library (buildPartner) generates with faker, loaded when first needed
 await loadFaker()
@@ -28,16 +30,20 @@ const reference = loadReference(validator)
 const library = new ScenarioLibrary(validator, reference)
 const SMALL = ['default', 'empty', 'edge-cases']
 
+// one pepper and one hash per password for every build here: two builds of a scenario are byte-identical
+const secrets = ClientSecrets.generated()
+const passwords = new PasswordHashes()
+
 /** A scenario's partners built straight from the library (what the app does at start), without an app. */
 function partnersOf (name: string, seed?: number): PartnerSnapshot[] {
   const loaded = library.get(name)
   const s = seed ?? loaded.scenario.seed
-  return loaded.scenario.partners.map((def) => buildPartner({ reference, validator }, loaded, s,
-    { ...def, redirectUris: def.redirectUris ?? [], registered: false }))
+  return loaded.scenario.partners.map((def) => buildPartner({ reference, validator, passwords }, loaded, s, scenarioIdentity(def, secrets)))
 }
 
+/** The partners' data as JSON, without their credentials (hashes with a pepper and salts of each process). */
 function snapshotsOf (app: FastifyInstance): Record<string, string> {
-  return Object.fromEntries([...app.world.partners.values()].map((p) => [p.id, serialise(p.snapshot())]))
+  return Object.fromEntries([...app.world.partners.values()].map((p) => [p.id, serialise(withoutCredentials(p.snapshot()))]))
 }
 
 function schemaProblem (schemaId: string, value: unknown): string | null {

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto'
-import type { AdapterPayload } from 'oidc-provider'
+import type Provider from 'oidc-provider'
+import { errors, type AdapterPayload } from 'oidc-provider'
 import type { Partner } from '../store/partner.js'
 import type { PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
 import { webOrigins } from './origins.js'
-import { sameSecret } from './same-secret.js'
+import { clientSecretAccepted } from '../store/partner-credentials.js'
 import { GRANT_TYPES, SUPPORTED_SCOPES } from './realm.js'
 
 /** The partner an OAuth client acts for: the partner itself (confidential) or the owner of a public client. */
@@ -35,11 +35,18 @@ export function basicCredentials (header: string | undefined): BasicCredentials 
   }
 }
 
-/** The partner whose client id and secret these are (compared in constant time), else undefined. */
+/** The partner whose client id and secret these are (checked against its hash, in constant time), unless it is suspended; else undefined. */
 export function confidentialClient (world: World, id: string | undefined, secret: string | undefined): string | undefined {
   const partner = id === undefined ? undefined : world.partner(id)
-  return partner !== undefined && secret !== undefined && sameSecret(partner.secret, secret) ? partner.id : undefined
+  return partner !== undefined && secret !== undefined && clientSecretAccepted(world.secrets, partner, secret) && !partner.suspended ? partner.id : undefined
 }
+
+/**
+ * What the provider's client metadata carries as client_secret: the secret's hash (oidc-provider needs one for
+ * a client_secret_basic client, and compares nothing with it: provider.ts checks a secret through
+ * clientSecretAccepted), or LOCKED_CLIENT for a locked client, which no secret opens.
+ */
+export const LOCKED_CLIENT = 'locked'
 
 export function ownerOf (world: World, clientId: string): ClientOwner | undefined {
   const partner = world.partner(clientId)
@@ -57,7 +64,7 @@ function confidential (partner: Partner, docsRedirectUris: string[], locked: boo
   return {
     client_id: partner.id,
     // a locked client (SANDBOX_LOCKOUT_*) fails authentication whatever secret it sends
-    client_secret: locked ? randomUUID() : partner.secret,
+    client_secret: locked ? LOCKED_CLIENT : partner.secretHash,
     client_name: partner.name,
     redirect_uris: redirectUris,
     // Keycloak's default "+": the redirect URIs
@@ -86,6 +93,8 @@ function publicClient (partner: Partner, c: PublicClient): AdapterPayload {
 /** The provider's metadata of a client id (partner or public client), or undefined. */
 export function clientMetadata (owner: ClientOwner | undefined, docsRedirectUris: string[], locked: boolean): AdapterPayload | undefined {
   if (owner === undefined) return undefined
+  // (a suspended partner's browser apps are no clients; its confidential client is refused in compareClientSecret)
+  if (owner.publicClient !== undefined && owner.partner.suspended) return undefined
   return owner.publicClient === undefined ? confidential(owner.partner, docsRedirectUris, locked) : publicClient(owner.partner, owner.publicClient)
 }
 
@@ -93,4 +102,22 @@ export function clientMetadata (owner: ClientOwner | undefined, docsRedirectUris
 export function clientOrigins (world: World, docsRedirectUris: string[], clientId: string): string[] | undefined {
   const uris = clientMetadata(ownerOf(world, clientId), docsRedirectUris, false)?.redirect_uris as string[] | undefined
   return uris === undefined ? undefined : webOrigins(uris)
+}
+
+/** The description oidc-provider's error carries for a suspended partner (token-response.ts gives Keycloak's answer). */
+export const CLIENT_DISABLED = 'client disabled'
+
+/**
+ * The provider checks a client secret through the partner's hash (store/credentials.ts), never against the
+ * metadata's client_secret (oidc-provider's Client#compareClientSecret, which its client authentication awaits
+ * for client_secret_basic and client_secret_post). A suspended partner is refused before its secret is looked at,
+ * as Keycloak refuses a disabled client.
+ */
+export function secretsThroughHashes (provider: Provider, world: World): void {
+  const proto = provider.Client.prototype as unknown as { clientId: string, clientSecret: string, compareClientSecret: (actual: string) => boolean }
+  proto.compareClientSecret = function (actual) {
+    const partner = world.partner(this.clientId)
+    if (partner?.suspended === true) throw new errors.UnauthorizedClient(CLIENT_DISABLED)
+    return partner !== undefined && this.clientSecret !== LOCKED_CLIENT && clientSecretAccepted(world.secrets, partner, actual)
+  }
 }

@@ -6,7 +6,7 @@ import { sessionCookie } from './browser-session.js'
 import { ownerOf } from './clients.js'
 import { sessionId } from './keycloak-tokens.js'
 import { userKey, type Lockout } from './lockout.js'
-import { sameSecret } from './same-secret.js'
+import { verifyPassword } from '../store/credentials.js'
 import { userSubject } from './realm.js'
 
 const esc = (s: unknown): string => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
@@ -117,7 +117,7 @@ export default async function loginRoutes (fastify: FastifyInstance, opts: { pro
     const user = partner?.user(username)
     const key = user === undefined ? undefined : userKey(partner!.id, user.username)
     // a locked user sees the same message as a wrong password (Keycloak's brute force detection)
-    const ok = partner !== undefined && user !== undefined && !await lockout.isLocked(key!) && sameSecret(user.password, password)
+    const ok = partner !== undefined && user !== undefined && !await lockout.isLocked(key!) && await verifyPassword(user.passwordHash, password)
     if (key !== undefined) {
       if (ok) await lockout.succeeded(key)
       else await lockout.failed(key)

@@ -1,4 +1,4 @@
-import { sameSecret } from './same-secret.js'
+import { verifyPassword } from '../store/credentials.js'
 import type Provider from 'oidc-provider'
 import { errors, type Account, type ResourceServer } from 'oidc-provider'
 import type { World } from '../store/world.js'
@@ -34,7 +34,7 @@ export function registerPasswordGrant (provider: Provider, opts: PasswordGrantOp
     // a locked user is answered as a wrong password, as Keycloak does
     const key = userKey(partner.id, user.username)
     if (await opts.lockout.isLocked(key)) throw new errors.InvalidGrant('Invalid user credentials')
-    if (!sameSecret(user.password, password)) {
+    if (!await verifyPassword(user.passwordHash, password)) {
       await opts.lockout.failed(key)
       throw new errors.InvalidGrant('Invalid user credentials')
     }

@@ -9,7 +9,7 @@ import type { SigningKeys } from './keys.js'
 import { ACCOUNT_ROLES, KeycloakTokens, keycloakScope, sessionId } from './keycloak-tokens.js'
 import { redirectUriAllowed } from './origins.js'
 import { browserSupport, logoutSource } from './browser-session.js'
-import { clientMetadata, clientOrigins as clientOriginsOf, ownerOf } from './clients.js'
+import { clientMetadata, clientOrigins as clientOriginsOf, ownerOf, secretsThroughHashes } from './clients.js'
 import { clientKey, type Lockout } from './lockout.js'
 import { registerPasswordGrant } from './password-grant.js'
 import type { Metrics } from '../instruments/recorder.js'
@@ -262,6 +262,7 @@ export function createProvider (opts: ProviderOptions): SandboxProvider {
   const clientProto = provider.Client.prototype as unknown as { redirectUris: string[], postLogoutRedirectUris: string[], redirectUriAllowed: (uri: string) => boolean, postLogoutRedirectUriAllowed: (uri: string) => boolean }
   clientProto.redirectUriAllowed = function (uri) { return redirectUriAllowed(this.redirectUris, uri) }
   clientProto.postLogoutRedirectUriAllowed = function (uri) { return redirectUriAllowed(this.postLogoutRedirectUris ?? [], uri) }
+  secretsThroughHashes(provider, world)
   // Behind a proxy or port mapping the public URL decides scheme and host of every endpoint.
   provider.proxy = true
   // A JWT access token of a grant is kept with the grant before the client gets it (with replicas: in Redis,

@@ -19,6 +19,8 @@ type FindRefreshToken = (value: string, opts?: { ignoreExpiration?: boolean }) =
  */
 const ERRORS: Array<[string, string, RegExp, number, string, string]> = [
   ['*', 'invalid_client', /./, 401, 'invalid_client', 'Invalid client or Invalid client credentials'],
+  // a suspended partner: Keycloak's answer for a disabled client (its client authentication fails with CLIENT_DISABLED)
+  ['*', 'unauthorized_client', /client disabled/, 401, 'unauthorized_client', 'Invalid client or Invalid client credentials'],
   ['password', 'invalid_grant', /./, 401, 'invalid_grant', 'Invalid user credentials'],
   ['refresh_token', 'invalid_grant', /expired/, 400, 'invalid_grant', 'Token is not active'],
   ['refresh_token', 'invalid_grant', /grant not found|session/, 400, 'invalid_grant', 'Session not active'],

@@ -29,6 +29,23 @@ export abstract class AdminMethods extends ControlMethods {
     unwrap(await this.admin.DELETE('/__sandbox/admin/partners/{clientId}', { params: { path: { clientId } } }))
   }
 
+  /**
+   * A new client secret for the partner (generated, or body.clientSecret), answered once; with body.overlapSeconds
+   * the secret it replaces still works that long. The partner's console sessions end.
+   */
+  async rotatePartnerSecret (clientId: string, body?: BodyOf<'rotatePartnerSecret'>): Promise<AnswerOf<'rotatePartnerSecret'>> {
+    return unwrap(await this.admin.POST('/__sandbox/admin/partners/{clientId}/secret', { params: { path: { clientId } }, body }))
+  }
+
+  /** The partner's token requests, tokens and console refused (its data kept) until resumePartner. */
+  async suspendPartner (clientId: string): Promise<AnswerOf<'suspendPartner'>> {
+    return unwrap(await this.admin.POST('/__sandbox/admin/partners/{clientId}/suspend', { params: { path: { clientId } } }))
+  }
+
+  async resumePartner (clientId: string): Promise<AnswerOf<'resumePartner'>> {
+    return unwrap(await this.admin.POST('/__sandbox/admin/partners/{clientId}/resume', { params: { path: { clientId } } }))
+  }
+
   /** Every partner at a glance: latest request, requests and 5xx over 24 hours, findings, readiness counts. */
   async getOverview (query?: QueryOf<'getOverview'>): Promise<AnswerOf<'getOverview'>> {
     return unwrap(await this.admin.GET('/__sandbox/admin/overview', { params: { query } }))

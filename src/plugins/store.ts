@@ -1,5 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { loadClientSecrets } from '../store/credential-keys.js'
+import { PasswordHashes } from '../store/credentials.js'
+import { migrateCredentials } from '../store/partner-credentials.js'
 import { ConfigError, type Config } from '../config.js'
 import { API_SCHEMAS } from '../schemas/index.js'
 import { lazyValidator, type DataValidator } from '../schemas/validation.js'
@@ -120,12 +123,27 @@ async function storePlugin (fastify: FastifyInstance, opts: { config: Config, sp
   const shared = config.redisUrl === undefined ? null : await connectShared(config, fastify.log, fastify.metrics)
   const files = config.dataDir === undefined ? undefined : new FilePersistence(config.dataDir, undefined, (message) => fastify.log.error(message), fastify.metrics, spans)
   const backend = shared === null ? new LocalBackend(files) : new RedisBackend(shared.client, shared.keys, fastify.log, fastify.metrics, spans, shared.guard)
-  const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend)
-  const control = new ScenarioControl(world, scenarios, { reference, validator }, { scenario: config.scenario, seed: config.seed, scenarioPartners: config.scenarioPartners === 'on', publishedSecrets: config.publishedSecrets === 'on' }, prebuilt)
+  const { secrets, source } = await loadClientSecrets({
+    configured: config.secretPepper,
+    dataDir: config.dataDir,
+    shared: shared === null ? undefined : { setIfAbsent: async (value) => await shared.client.set(shared.keys.secretPepper, value, 'NX'), get: async () => await shared.client.get(shared.keys.secretPepper) }
+  })
+  if (source === 'redis') fastify.log.warn('client secrets are hashed with a pepper kept in Redis: set SANDBOX_SECRET_PEPPER on every replica so that a copy of Redis cannot test guesses of a secret (docs/operations.md)')
+  const world = new World(reference, { maxRecords: config.maxRecords, maxAgents: config.maxAgents }, CHANGES, backend, secrets)
+  // the start scenario's test passwords hashed once, side by side in the thread pool, before its partners are built
+  const passwords = new PasswordHashes()
+  const prepared = passwords.prepare(scenarios.get(config.scenario).scenario.partners.flatMap((p) => (p.users ?? []).map((u) => u.password)))
+  const control = new ScenarioControl(world, scenarios, { reference, validator, passwords }, { scenario: config.scenario, seed: config.seed, scenarioPartners: config.scenarioPartners === 'on', publishedSecrets: config.publishedSecrets === 'on' }, prebuilt)
   const saved = files === undefined ? [] : await files.loadAll((message) => fastify.log.warn(message))
+  // partners kept before credentials were hashed: hashed as they are restored (World.putPartner), then written
+  // again as a whole, so that no file of the data dir keeps a plain secret or password
+  const migrated = saved.filter((s) => migrateCredentials(s, secrets)).map((s) => s.id)
   control.restore(saved)
-  files?.adopt(world.partners.values())
+  files?.adopt([...world.partners.values()].filter((p) => !migrated.includes(p.id)))
+  for (const id of migrated) await files?.commit(world.partner(id)!)
+  if (migrated.length > 0) fastify.log.info({ partners: migrated.length }, 'data dir: plain client secrets and passwords replaced by their hashes')
   // every partner of the start scenario on a first start; afterwards only those without a file
+  await prepared
   await control.loadStart()
 
   fastify.decorate('world', world)

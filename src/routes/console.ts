@@ -9,6 +9,7 @@ import { sameSecret } from '../auth/same-secret.js'
 import type { AccessClaims } from '../auth/verify.js'
 import { SandboxError } from '../errors.js'
 import { SESSION_COOKIE, SESSION_TTL_MS, type ConsoleSessions, type Session } from '../store/console-sessions.js'
+import { clientSecretAccepted } from '../store/partner-credentials.js'
 import type { World } from '../store/world.js'
 import { PACKAGE_JSON, ROOT } from '../files.js'
 import { staticFiles, type StaticFile } from '../static-files.js'
@@ -115,10 +116,12 @@ export default async function consoleRoutes (fastify: FastifyInstance, opts: { s
     const found = await world.findClient(request.body.clientId)
     const partner = found === request.body.clientId ? world.partner(found) : undefined
     // a locked client is answered as a wrong secret, its secret not even compared (as at the token endpoint)
-    const verdict = partner === undefined ? 'wrong' : await opts.lockout.attempt(clientKey(partner.id), () => sameSecret(partner.secret, request.body.clientSecret))
+    const verdict = partner === undefined ? 'wrong' : await opts.lockout.attempt(clientKey(partner.id), () => clientSecretAccepted(world.secrets, partner, request.body.clientSecret))
     if (partner === undefined || verdict !== 'ok') {
       throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', 'Unknown client id or wrong client secret')
     }
+    // (told only to whoever has the secret)
+    if (partner.suspended) throw new SandboxError('SANDBOX_ERR_TOKEN_INVALID', `Client ${partner.id} is suspended by the sandbox's operator`)
     const { id, session } = await sessions.create(partner.id)
     reply.header('set-cookie', cookie(request, id, SESSION_TTL_MS / 1000)).header('cache-control', 'no-store')
     return who(partner.id, session.csrf)

@@ -118,5 +118,23 @@ export const ClientIdParam = Type.Object({ clientId: Type.String({ pattern: '^[A
 
 export const PartnerList = Type.Object({ partners: Type.Array(ref(PartnerSummary)) }, { $id: 'SandboxPartnerList', title: 'SandboxPartnerList' })
 
+export const RotateSecretRequest = Type.Object({
+  overlapSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800, default: 0, examples: [3600], description: 'Seconds during which the secret it replaces still works (a rolling change of the partner\'s systems); 0: it stops at once. At most 7 days' })),
+  clientSecret: Type.Optional(Type.String({ minLength: 16, maxLength: 128, pattern: '^[!-~]+$', description: 'The new secret, when the operator chooses it (16 to 128 printable ASCII characters, no spaces); generated (192 random bits) when absent' }))
+}, { $id: 'SandboxRotateSecretRequest', title: 'SandboxRotateSecretRequest' })
+
+export const RotatedSecret = Type.Object({
+  clientId: Type.String(),
+  clientSecret: Type.String({ description: 'Shown once; keep it (the sandbox keeps only its hash)' }),
+  previousSecretValidUntil: Type.Optional(Type.String({ format: 'date-time', description: 'Until when the secret it replaced still works (with overlapSeconds)' })),
+  tokenUrl: Type.String()
+}, { $id: 'SandboxRotatedSecret', title: 'SandboxRotatedSecret' })
+
+export const PartnerStanding = Type.Object({
+  clientId: Type.String(),
+  suspended: Type.Boolean({ description: 'Suspended: its token requests, tokens and console are refused; its data is kept' })
+}, { $id: 'SandboxPartnerStanding', title: 'SandboxPartnerStanding' })
+
 export const SANDBOX_SCHEMAS = [ResetRequest, PartnerResetRequest, AgentRequest, AgentSummary, PartnerSummary, ScenarioSummary, ScenarioList,
-  GuaranteeRequest, GuaranteeStateRequest, Guarantee, GuaranteeList, RegisterPartnerRequest, RegisteredPartner, PartnerList]
+  GuaranteeRequest, GuaranteeStateRequest, Guarantee, GuaranteeList, RegisterPartnerRequest, RegisteredPartner, PartnerList,
+  RotateSecretRequest, RotatedSecret, PartnerStanding]

@@ -6,18 +6,22 @@ import { displayName } from '../store/accounts.js'
 import { buildCustomer, normaliseParty } from '../store/customers.js'
 import { buildMessage } from '../store/messages.js'
 import { guaranteeIdOf } from '../store/guarantees.js'
-import type { AgentSnapshot, Guarantee, PartnerSnapshot } from '../store/records.js'
-import { PARTNER_FILE_FORMAT } from '../store/records.js'
+import { PasswordHashes } from '../store/credentials.js'
+import type { AgentSnapshot, Guarantee, PartnerSnapshot, TestUser } from '../store/records.js'
+import { compact, PARTNER_FILE_FORMAT } from '../store/records.js'
 import type { Party } from '../schemas/customers.js'
 import { checkAgainst } from './check.js'
 import { hashSeed, loadFaker, seededFaker } from './faker.js'
 import type { Reference } from '../schemas/reference.js'
 import { Generator as RecordGenerator } from './generators.js'
+import type { PartnerDef } from './scenario-schema.js'
 import { settingsFor, type AgentRecords, type LoadedScenario } from './scenarios.js'
 
 export interface BuildContext {
   reference: Reference
   validator: DataValidator
+  /** The scenario users' password hashes, made once per password (store/credentials.ts); else each build hashes them again. */
+  passwords?: PasswordHashes
 }
 
 export interface AgentSpec {
@@ -29,8 +33,29 @@ export interface AgentSpec {
 }
 
 /** What a partner keeps across resets: identity and credentials (and, for registered partners, its agents). */
-export type PartnerIdentity = Pick<PartnerSnapshot, 'id' | 'number' | 'name' | 'secret' | 'redirectUris' | 'publicClients' | 'registered'> & {
+export type PartnerIdentity = Pick<PartnerSnapshot, 'id' | 'number' | 'name' | CredentialField | 'redirectUris' | 'publicClients' | 'registered'> & {
   agents: Array<{ id: string, name: string }>
+}
+
+type CredentialField = 'secretHash' | 'previousSecretHash' | 'previousSecretUntil' | 'suspended'
+
+/**
+ * The client credentials and standing of an identity, as its partner keeps them: a reset or a rebuilt copy
+ * (seed/prebuilt.ts) keeps what the operator made of them (a rotated secret, a suspension), never the scenario's.
+ */
+export function credentialsOf (identity: { secretHash: string, previousSecretHash?: string, previousSecretUntil?: number, suspended?: boolean }): Pick<PartnerSnapshot, CredentialField> {
+  return compact({
+    secretHash: identity.secretHash,
+    previousSecretHash: identity.previousSecretHash,
+    previousSecretUntil: identity.previousSecretUntil,
+    suspended: identity.suspended === true ? true : undefined
+  })
+}
+
+/** A scenario's test users as a partner keeps them: their passwords hashed. */
+function usersOf (ctx: BuildContext, def: PartnerDef | undefined): TestUser[] {
+  const passwords = ctx.passwords ?? new PasswordHashes()
+  return (def?.users ?? []).map(({ password, ...u }) => ({ ...u, customerIds: [...u.customerIds], passwordHash: passwords.of(password) }))
 }
 
 const ZERO_SEQ = { customer: 0, account: 0, beneficiary: 0, message: 0 }
@@ -210,13 +235,13 @@ function * partnerSteps (ctx: BuildContext, loaded: LoadedScenario, seed: number
     id: identity.id,
     number: def?.number ?? identity.number,
     name: def?.name ?? identity.name,
-    secret: def?.secret ?? identity.secret,
+    ...credentialsOf(identity),
     redirectUris: def?.redirectUris ?? identity.redirectUris,
     publicClients: def?.publicClients ?? identity.publicClients ?? [],
     registered: identity.registered,
     scenario: loaded.scenario.name,
     seed,
-    users: (def?.users ?? []).map((u) => ({ ...u })),
+    users: usersOf(ctx, def),
     guaranteeSeq: seq,
     guarantees,
     agents: built

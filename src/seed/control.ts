@@ -4,8 +4,8 @@ import type { Partner } from '../store/partner.js'
 import { AgentIdTaken, ensureAgentRoom } from '../store/partners.js'
 import type { PartnerSnapshot } from '../store/records.js'
 import type { World } from '../store/world.js'
-import { buildAgentAsync, buildPartnerAsync, type BuildContext, type PartnerIdentity } from './build.js'
-import { freshAgentSpec, identityOf, leastRegisteredNumber, registeredIdentity, scenarioIdentity, unpublished, type NewPartner } from './identities.js'
+import { buildAgentAsync, buildPartnerAsync, credentialsOf, type BuildContext, type PartnerIdentity } from './build.js'
+import { freshAgentSpec, identityOf, leastRegisteredNumber, newClientSecret, unpublished, registeredIdentity, scenarioIdentity, type NewPartner } from './identities.js'
 import { Prebuilt } from './prebuilt.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
 import { agentSummary, partnerSummary, type AgentSummary, type PartnerSummary, type RegisteredPartner } from './summaries.js'
@@ -21,6 +21,8 @@ export interface StartOptions {
   /** Scenario partners accept the secrets and passwords their file publishes (SANDBOX_PUBLISHED_SECRETS=on). */
   publishedSecrets?: boolean
 }
+/** A rotated client secret, as the operator gets it once. */
+export interface RotatedSecret { clientId: string, clientSecret: string, previousSecretValidUntil?: string }
 
 // builds of a fresh agent whose id another replica took meanwhile, before the create is refused
 const AGENT_ID_ATTEMPTS = 5
@@ -40,8 +42,10 @@ export class ScenarioControl {
 
   /** A partner at the start of a scenario: as the build made it, when it did (seed/prebuilt.ts), else built now. */
   private async partnerAtStart (loaded: LoadedScenario, seed: number, identity: PartnerIdentity): Promise<PartnerSnapshot> {
-    const snapshot = this.prebuilt.partner(loaded, seed, identity) ?? await buildPartnerAsync(this.ctx, loaded, seed, identity)
-    return this.start.publishedSecrets === false ? unpublished(snapshot, identity, this.library) : snapshot
+    const prebuilt = this.prebuilt.partner(loaded, seed, identity)
+    // (the build's copy has credentials of its own making: the partner keeps its own)
+    const snapshot = prebuilt === undefined ? await buildPartnerAsync(this.ctx, loaded, seed, identity) : { ...prebuilt, ...credentialsOf(identity) }
+    return this.start.publishedSecrets === false ? unpublished(snapshot, this.library, this.world.secrets, this.ctx.passwords) : snapshot
   }
 
   /** The scenario's partners to make when missing: none when the sandbox runs without them. */
@@ -54,6 +58,18 @@ export class ScenarioControl {
 
   whenDeleted (forget: (partnerId: string) => Promise<void> | void): void {
     this.forgetters.push(forget)
+  }
+
+  /** What ends when a partner's credentials change, it is suspended or deleted, or its tokens expire: its console sessions. */
+  private readonly signOutHooks: Array<(partnerId: string) => Promise<void> | void> = []
+
+  whenSignedOut (hook: (partnerId: string) => Promise<void> | void): void {
+    this.signOutHooks.push(hook)
+  }
+
+  /** Ends what the partner is signed in to (its console sessions), on every replica. */
+  async signOut (partnerId: string): Promise<void> {
+    for (const hook of this.signOutHooks) await hook(partnerId)
   }
 
   /** What starts afresh when a partner's state is replaced (a reset, a snapshot restored): the advisor's findings. */
@@ -100,7 +116,7 @@ export class ScenarioControl {
     for (const def of this.declared(loaded)) {
       // (with replicas: made by the first replica to start; the others read it)
       if (existing.has(def.id)) await this.world.sync(def.id)
-      else await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, seed, scenarioIdentity(def)), 'if-absent')
+      else await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, seed, scenarioIdentity(def, this.world.secrets)), 'if-absent')
     }
   }
 
@@ -206,7 +222,7 @@ export class ScenarioControl {
     // this second, as Keycloak's not-before policy counts) are not this partner's
     snapshot.tokens = { revoked: {}, revokedBefore: Math.floor(Date.now() / 1000) }
     const partner = await this.world.backend.putPartner(this.world, snapshot, 'new')
-    return { clientId: identity.id, clientSecret: identity.secret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
+    return { clientId: identity.id, clientSecret: identity.clientSecret, agentIds: identity.agents.map((a) => a.id), summary: partnerSummary(partner) }
   }
 
   /** Operator: every partner of the sandbox, as it stands now. */
@@ -223,6 +239,38 @@ export class ScenarioControl {
       if (!partner.registered) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Partner ${partnerId} belongs to a scenario; only registered partners can be deleted`)
       await this.world.backend.removePartner(this.world, partnerId)
       for (const forget of this.forgetters) await forget(partnerId)
+      await this.signOut(partnerId)
+    })
+  }
+
+  /**
+   * Operator: a new client secret for the partner (the one given, else a new one), answered once. With an
+   * overlap, the secret it replaces still works for that many seconds (a rolling change of the partner's
+   * systems); without, it stops at once. The partner's console sessions end; its tokens stay valid until they
+   * expire, as Keycloak's do when a client secret is regenerated.
+   */
+  async rotateSecret (partnerId: string, opts: { secret?: string, overlapSeconds?: number }): Promise<RotatedSecret> {
+    return await this.exclusive(async () => {
+      await this.partner(partnerId)
+      const clientSecret = opts.secret ?? newClientSecret()
+      const now = Date.now()
+      const overlapUntil = opts.overlapSeconds === undefined || opts.overlapSeconds === 0 ? undefined : now + opts.overlapSeconds * 1000
+      await this.world.perform(partnerId, 'partners.secret', { secretHash: this.world.secrets.hash(clientSecret), overlapUntil })
+      await this.signOut(partnerId)
+      return { clientId: partnerId, clientSecret, ...(overlapUntil === undefined ? {} : { previousSecretValidUntil: new Date(overlapUntil).toISOString() }) }
+    })
+  }
+
+  /**
+   * Operator: a partner suspended (its token requests, tokens and console refused; its data kept, on every
+   * replica at once) or resumed. Suspending ends its console sessions.
+   */
+  async suspendPartner (partnerId: string, suspended: boolean): Promise<{ clientId: string, suspended: boolean }> {
+    return await this.exclusive(async () => {
+      await this.partner(partnerId)
+      await this.world.perform(partnerId, 'partners.suspend', { suspended })
+      if (suspended) await this.signOut(partnerId)
+      return { clientId: partnerId, suspended }
     })
   }
 
@@ -236,7 +284,7 @@ export class ScenarioControl {
     const s = this.seedFor(loaded, scenarioName, seed, this.start.seed ?? loaded.scenario.seed)
     const existing = new Set(await this.world.backend.partnerIds(this.world))
     for (const def of this.declared(loaded)) {
-      if (!existing.has(def.id)) await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, s, scenarioIdentity(def)), 'if-absent')
+      if (!existing.has(def.id)) await this.world.backend.putPartner(this.world, await this.partnerAtStart(loaded, s, scenarioIdentity(def, this.world.secrets)), 'if-absent')
     }
     const out: PartnerSummary[] = []
     for (const id of await this.world.backend.partnerIds(this.world)) out.push(await this.reset(id, loaded.scenario.name, s, false))

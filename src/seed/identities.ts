@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { SandboxError, notFound } from '../errors.js'
+import { ClientSecrets, PasswordHashes } from '../store/credentials.js'
 import type { Partner } from '../store/partner.js'
 import type { PartnerSnapshot, PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
-import type { AgentSpec, PartnerIdentity } from './build.js'
+import { credentialsOf, type AgentSpec, type PartnerIdentity } from './build.js'
 import type { LoadedScenario, ScenarioLibrary } from './scenarios.js'
 
 /*
@@ -17,7 +18,7 @@ export function identityOf (p: Partner): PartnerIdentity {
     id: p.id,
     number: p.number,
     name: p.name,
-    secret: p.secret,
+    ...credentialsOf(p),
     redirectUris: p.redirectUris,
     publicClients: p.publicClients,
     registered: p.registered,
@@ -25,9 +26,14 @@ export function identityOf (p: Partner): PartnerIdentity {
   }
 }
 
-/** A partner as its scenario declares it (not registered through the control API). */
-export function scenarioIdentity (def: LoadedScenario['scenario']['partners'][number]): PartnerIdentity {
-  return { ...def, redirectUris: def.redirectUris ?? [], registered: false }
+/**
+ * A partner as its scenario declares it (not registered through the control API), its published secret
+ * hashed. (Without the sandbox's secrets: a pepper of this call, for copies whose credentials are replaced by
+ * the partner's own before they are kept, as seed/prebuilt.ts's are.)
+ */
+export function scenarioIdentity (def: LoadedScenario['scenario']['partners'][number], secrets = ClientSecrets.generated()): PartnerIdentity {
+  const { secret, users, ...rest } = def
+  return { ...rest, secretHash: secrets.hash(secret), redirectUris: def.redirectUris ?? [], registered: false }
 }
 
 /** Whether some scenario gives this agent id to another partner. */
@@ -80,8 +86,11 @@ export function leastRegisteredNumber (library: ScenarioLibrary): number {
   return Math.max(1, ...library.names().flatMap((n) => library.get(n).scenario.partners.map((p) => p.number + 1)))
 }
 
-/** A partner the operator registers: a free client id, the number given (store: after every one in use or declared), a new secret. */
-export function registeredIdentity (world: World, library: ScenarioLibrary, opts: NewPartner, number: number): PartnerIdentity {
+/**
+ * A partner the operator registers: a free client id, the number given (store: after every one in use or
+ * declared), a new secret: kept as its hash, the secret itself answered once (clientSecret).
+ */
+export function registeredIdentity (world: World, library: ScenarioLibrary, opts: NewPartner, number: number): PartnerIdentity & { clientSecret: string } {
   const id = opts.clientId ?? `partner-${randomBytes(4).toString('hex')}`
   const taken = clientIdsTaken(world, library)
   const publicIds = (opts.publicClients ?? []).map((c) => c.clientId)
@@ -89,11 +98,13 @@ export function registeredIdentity (world: World, library: ScenarioLibrary, opts
     if (taken.has(wanted) || [id, ...publicIds].filter((x) => x === wanted).length > 1) throw new SandboxError('SANDBOX_ERR_CONFLICT', `Client id ${wanted} is taken`)
   }
   const count = opts.agents ?? 1
+  const clientSecret = newClientSecret()
   return {
     id,
     number,
     name: opts.name ?? id,
-    secret: randomBytes(24).toString('base64url'),
+    clientSecret,
+    secretHash: world.secrets.hash(clientSecret),
     redirectUris: opts.redirectUris ?? [],
     publicClients: opts.publicClients ?? [],
     registered: true,
@@ -101,20 +112,27 @@ export function registeredIdentity (world: World, library: ScenarioLibrary, opts
   }
 }
 
-/** A secret or password nobody can guess: 192 random bits, as a registered partner's. */
-const randomSecret = (): string => randomBytes(24).toString('base64url')
+/** A client secret the sandbox makes (registration, rotation): 192 random bits, URL-safe. */
+export const newClientSecret = (): string => randomBytes(24).toString('base64url')
+
+// the password of every test user of a scenario partner whose published passwords are off: made once per
+// process, never shown, so its hash (made once) lets nobody in; a valid hash, so a start never takes it for a
+// plain password to migrate
+const NOBODYS_PASSWORD = newClientSecret()
 
 /**
  * A partner as built, with none of the secrets and passwords a scenario file publishes (SANDBOX_PUBLISHED_SECRETS
- * =off): a scenario partner gets a random secret nobody is shown (the operator rotates it to learn one), unless it
- * already has one of its own (made so before, or rotated), which a reset keeps; its users get random passwords.
+ * =off): a scenario partner whose secret is still a published one gets a random secret nobody is shown (the
+ * operator rotates it to learn one); one it has of its own (made so before, or rotated) a reset keeps; its users
+ * get a password nobody knows.
  */
-export function unpublished (snapshot: PartnerSnapshot, identity: PartnerIdentity, library: ScenarioLibrary): PartnerSnapshot {
+export function unpublished (snapshot: PartnerSnapshot, library: ScenarioLibrary, secrets: ClientSecrets, passwords = new PasswordHashes()): PartnerSnapshot {
   if (snapshot.registered) return snapshot
-  const published = new Set(library.names().flatMap((n) => library.get(n).scenario.partners.filter((p) => p.id === snapshot.id).map((p) => p.secret)))
+  const published = library.names().flatMap((n) => library.get(n).scenario.partners.filter((p) => p.id === snapshot.id).map((p) => p.secret))
+  const isPublished = published.some((secret) => secrets.verify(snapshot.secretHash, secret))
   return {
     ...snapshot,
-    secret: published.has(identity.secret) ? randomSecret() : identity.secret,
-    users: snapshot.users.map((u) => ({ ...u, password: randomSecret() }))
+    secretHash: isPublished ? secrets.hash(newClientSecret()) : snapshot.secretHash,
+    users: snapshot.users.map((u) => ({ ...u, passwordHash: passwords.of(NOBODYS_PASSWORD) }))
   }
 }

@@ -1,6 +1,7 @@
 import { accountStateChanges } from './account-state.js'
 import { accountChanges } from './accounts.js'
 import { beneficiaryChanges } from './beneficiaries.js'
+import { credentialChanges } from './partner-credentials.js'
 import { customerChanges } from './customers.js'
 import { guaranteeChanges } from './guarantees.js'
 import { messageChanges } from './messages.js'
@@ -22,5 +23,6 @@ export const CHANGES: ChangeRegistry = {
   ...guaranteeChanges,
   ...sandboxStateChanges,
   ...partnerChanges,
+  ...credentialChanges,
   ...tokenChanges
 }

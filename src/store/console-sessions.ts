@@ -10,7 +10,12 @@ import type { FastifyRequest } from 'fastify'
 export const SESSION_COOKIE = 'sandbox_console'
 export const OPERATOR_COOKIE = 'sandbox_operator'
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000
-const MAX_SESSIONS = 10_000
+/**
+ * The live sessions a partner (or the operator) may have: a sign-in past it ends that partner's oldest one,
+ * never another partner's (issue 50: one partner must not sign everyone out). A team signs in from a few
+ * browsers; what is kept is bounded by the number of partners, which only the operator makes.
+ */
+export const MAX_SESSIONS_PER_PARTNER = 50
 
 export interface Session {
   /** The partner it stands for; an operator's session: the fingerprint of the operator token it was opened with. */
@@ -21,30 +26,53 @@ export interface Session {
 
 /** Where console sessions are kept: in this process, or in Redis so that every replica knows them. */
 export interface ConsoleSessionStore {
+  /** Keeps a new session, ending the partner's oldest past MAX_SESSIONS_PER_PARTNER. */
   put: (id: string, session: Session) => void | Promise<void>
   get: (id: string) => Session | undefined | Promise<Session | undefined>
   end: (id: string) => void | Promise<void>
+  /** Ends every session of the partner (its secret rotated, it was suspended or deleted, its tokens expired). */
+  endAll: (partnerId: string) => void | Promise<void>
 }
 
 export class MemoryConsoleSessions implements ConsoleSessionStore {
   private readonly sessions = new Map<string, Session>()
+  /** Each partner's session ids, oldest first. */
+  private readonly byPartner = new Map<string, Set<string>>()
+
+  constructor (private readonly maxPerPartner = MAX_SESSIONS_PER_PARTNER) {}
 
   put (id: string, session: Session): void {
-    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!)
+    let ids = this.byPartner.get(session.partnerId)
+    if (ids === undefined) this.byPartner.set(session.partnerId, ids = new Set())
+    const now = Date.now()
+    for (const old of ids) if ((this.sessions.get(old)?.expires ?? 0) <= now) this.end(old)
+    while (ids.size >= this.maxPerPartner) this.end(ids.values().next().value!)
     this.sessions.set(id, session)
+    ids.add(id)
+    this.byPartner.set(session.partnerId, ids)
   }
 
   get (id: string): Session | undefined {
     const session = this.sessions.get(id)
     if (session !== undefined && session.expires <= Date.now()) {
-      this.sessions.delete(id)
+      this.end(id)
       return undefined
     }
     return session
   }
 
   end (id: string): void {
+    const session = this.sessions.get(id)
+    if (session === undefined) return
     this.sessions.delete(id)
+    const ids = this.byPartner.get(session.partnerId)
+    ids?.delete(id)
+    if (ids?.size === 0) this.byPartner.delete(session.partnerId)
+  }
+
+  endAll (partnerId: string): void {
+    for (const id of this.byPartner.get(partnerId) ?? []) this.sessions.delete(id)
+    this.byPartner.delete(partnerId)
   }
 }
 
@@ -77,5 +105,10 @@ export class ConsoleSessions {
 
   async end (id: string): Promise<void> {
     await this.store.end(id)
+  }
+
+  /** Signs the partner out of every console it is signed in to. */
+  async endAll (partnerId: string): Promise<void> {
+    await this.store.endAll(partnerId)
   }
 }

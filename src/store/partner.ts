@@ -10,7 +10,11 @@ export class Partner {
   readonly id: string
   readonly number: number
   readonly name: string
-  readonly secret: string
+  /** The client secret's hash and, during a rotation's overlap, the one before (store/credentials.ts). */
+  secretHash: string
+  previousSecretHash: string | undefined
+  previousSecretUntil: number | undefined
+  suspended: boolean
   readonly redirectUris: string[]
   readonly publicClients: PublicClient[]
   readonly registered: boolean
@@ -29,7 +33,10 @@ export class Partner {
     this.id = s.id
     this.number = s.number
     this.name = s.name
-    this.secret = s.secret
+    this.secretHash = s.secretHash
+    this.previousSecretHash = s.previousSecretHash
+    this.previousSecretUntil = s.previousSecretUntil
+    this.suspended = s.suspended ?? false
     this.redirectUris = s.redirectUris
     this.publicClients = s.publicClients ?? []
     this.registered = s.registered
@@ -66,7 +73,10 @@ export class Partner {
       id: this.id,
       number: this.number,
       name: this.name,
-      secret: this.secret,
+      secretHash: this.secretHash,
+      // (absent unless set: a partner file keeps the shape it had)
+      ...(this.previousSecretHash === undefined ? {} : { previousSecretHash: this.previousSecretHash, previousSecretUntil: this.previousSecretUntil }),
+      ...(this.suspended ? { suspended: true } : {}),
       redirectUris: this.redirectUris,
       publicClients: this.publicClients,
       registered: this.registered,

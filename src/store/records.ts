@@ -47,7 +47,8 @@ export interface AgentSnapshot {
 
 export interface TestUser {
   username: string
-  password: string
+  /** scrypt hash of the password (store/credentials.ts); never the password. */
+  passwordHash: string
   name: string
   email: string
   agentId: string
@@ -72,7 +73,13 @@ export interface PartnerSnapshot {
   id: string
   number: number
   name: string
-  secret: string
+  /** HMAC of the client secret (store/credentials.ts); never the secret. */
+  secretHash: string
+  /** The secret a rotation with an overlap replaced: accepted until previousSecretUntil (epoch ms), then dropped. */
+  previousSecretHash?: string
+  previousSecretUntil?: number
+  /** Suspended by the operator: its token requests, tokens and console are refused; its data is kept. */
+  suspended?: boolean
   redirectUris: string[]
   /** Optional: partner files written before public clients existed have none. */
   publicClients?: PublicClient[]

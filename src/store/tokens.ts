@@ -19,6 +19,8 @@ import type { ChangeContext, World } from './world.js'
 export const MAX_REVOKED = 10_000
 
 const REVOKED = 'the access token was revoked'
+/** Why every token of a suspended partner is refused (POST /__sandbox/admin/partners/{clientId}/suspend). */
+export const SUSPENDED = "the client of the access token is suspended by the sandbox's operator"
 
 /** The state without the revocations of tokens expired by `now` (epoch seconds); the cut-offs stay. */
 function pruned (s: PartnerTokenState, now: number): PartnerTokenState {
@@ -30,6 +32,7 @@ function pruned (s: PartnerTokenState, now: number): PartnerTokenState {
 /** Why the partner refuses a verified access token (the 401's reason), or undefined: it is accepted. */
 export function tokenRefusal (partner: Partner | undefined, claims: { jti: string, iat: number }): string | undefined {
   if (partner === undefined) return 'the client of the access token no longer exists'
+  if (partner.suspended) return SUSPENDED
   const s = partner.tokens
   if (s.revokedBefore !== undefined && claims.iat < s.revokedBefore) return REVOKED
   if (Object.hasOwn(s.revoked, claims.jti)) return REVOKED

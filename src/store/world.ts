@@ -2,6 +2,8 @@ import { clockNow } from '../clock.js'
 import { notFound, SandboxError } from '../errors.js'
 import type { Reference } from '../schemas/reference.js'
 import { AgentStore } from './agent.js'
+import { ClientSecrets } from './credentials.js'
+import { migrateCredentials } from './partner-credentials.js'
 import { Partner } from './partner.js'
 import type { AgentSnapshot, Guarantee, PartnerSnapshot } from './records.js'
 
@@ -193,7 +195,9 @@ export class World {
     readonly reference: Reference,
     readonly limits: Limits,
     private readonly changes: ChangeRegistry,
-    readonly backend: StateBackend = new LocalBackend()
+    readonly backend: StateBackend = new LocalBackend(),
+    /** How client secrets are hashed here (store/credential-keys.ts: the pepper of the sandbox). */
+    readonly secrets: ClientSecrets = ClientSecrets.generated()
   ) {}
 
   partner (id: string): Partner | undefined {
@@ -291,6 +295,8 @@ export class World {
     for (const g of snapshot.guarantees) this.assertGuaranteeFree(g.guaranteeId, snapshot.id)
     const old = this.partners.get(snapshot.id)
     if (old !== undefined) this.unindex(old)
+    // (a partner kept before credentials were hashed: hashed here, whichever store it came from)
+    migrateCredentials(snapshot, this.secrets)
     const partner = new Partner(snapshot)
     this.partners.set(partner.id, partner)
     for (const id of partner.agents.keys()) this.agentOwner.set(id, partner)

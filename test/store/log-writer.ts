@@ -13,7 +13,7 @@ export function emptyPartner (): PartnerSnapshot {
     id: 'p-log',
     number: 1,
     name: 'Log test',
-    secret: 'secret',
+    secretHash: 'hmac-sha256$not-a-real-hash',
     redirectUris: [],
     registered: true,
     scenario: 'empty',

@@ -65,7 +65,7 @@ t.test('every kind of change reaches the log and comes back at the start: lists,
   const customers = agent.snapshot().customers
   customers.length = 7
   partner.sandbox = { ...partner.sandbox, faultSeq: 3 }
-  partner.users = [{ username: 'u', password: 'p', name: 'U', email: 'u@example.com', agentId: '1001', customerIds: [] }]
+  partner.users = [{ username: 'u', passwordHash: '$scrypt$ln=14,r=8,p=5$c2FsdA$aGFzaA', name: 'U', email: 'u@example.com', agentId: '1001', customerIds: [] }]
   partner.guarantees.set('G1', { guaranteeId: 'G1', state: 'VALID' })
   partner.agents.set('1002', new AgentStore({ ...agent.snapshot(), id: '1002', customers: [] }))
   await files.commit(partner)

@@ -565,7 +565,7 @@ export interface paths {
         put?: never;
         /**
          * Expire the partner's tokens issued so far
-         * @description Every access token issued to the partner until now (its clients' and its test users') is refused from now on, on every replica, with 401 invalid_token "the access token expired", as an expired one is; tokens issued after the answer work. With {"refresh": true} its refresh tokens too (the token endpoint answers invalid_grant "Token is not active"), so a client must sign in again. Tokens carry their issue time in whole seconds: the answer comes once the second of the cut-off has begun (up to a second later). Resets keep the cut-off; the console's session is not affected.
+         * @description Every access token issued to the partner until now (its clients' and its test users') is refused from now on, on every replica, with 401 invalid_token "the access token expired", as an expired one is; tokens issued after the answer work. With {"refresh": true} its refresh tokens too (the token endpoint answers invalid_grant "Token is not active"), so a client must sign in again. Tokens carry their issue time in whole seconds: the answer comes once the second of the cut-off has begun (up to a second later). Resets keep the cut-off. The partner's console sessions end too (a console must sign in again).
          */
         post: operations["expireTokens"];
         delete?: never;
@@ -677,6 +677,66 @@ export interface paths {
          * @description Removes a partner registered through POST /__sandbox/admin/partners with everything it has: its client (and public clients) stop working at once, its tokens are refused, its records, named snapshots and journal are gone. Partners of a scenario cannot be deleted (409): a reset of everything would bring them back.
          */
         delete: operations["deletePartner"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__sandbox/admin/partners/{clientId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a partner's client secret
+         * @description A new client secret for the partner (scenario or registered): generated, or the one given as clientSecret. The answer carries it once: the sandbox keeps only its hash. With overlapSeconds the secret it replaces still works until previousSecretValidUntil, so that the partner can change its systems one by one; without, it stops at once. Tokens already issued stay valid until they expire (as Keycloak's do when a client secret is regenerated); the partner's console sessions end.
+         */
+        post: operations["rotatePartnerSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__sandbox/admin/partners/{clientId}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suspend a partner
+         * @description The partner (scenario or registered) is refused everywhere at once, on every replica, its data kept: its token requests answer 401 unauthorized_client "Invalid client or Invalid client credentials" (Keycloak's answer for a disabled client), its tokens and console sessions 401 "the client of the access token is suspended by the sandbox's operator", its browser apps are unknown clients; its console sessions end. Resume undoes it.
+         */
+        post: operations["suspendPartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__sandbox/admin/partners/{clientId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a suspended partner
+         * @description A suspended partner works again as before, with the same secret and data; tokens issued before the suspension that have not expired work again too.
+         */
+        post: operations["resumePartner"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1095,6 +1155,24 @@ export interface components {
         /** SandboxPartnerList */
         SandboxPartnerList: {
             partners: components["schemas"]["SandboxPartnerSummary"][];
+        };
+        /** SandboxRotatedSecret */
+        SandboxRotatedSecret: {
+            clientId: string;
+            /** @description Shown once; keep it (the sandbox keeps only its hash) */
+            clientSecret: string;
+            /**
+             * Format: date-time
+             * @description Until when the secret it replaced still works (with overlapSeconds)
+             */
+            previousSecretValidUntil?: string;
+            tokenUrl: string;
+        };
+        /** SandboxPartnerStanding */
+        SandboxPartnerStanding: {
+            clientId: string;
+            /** @description Suspended: its token requests, tokens and console are refused; its data is kept */
+            suspended: boolean;
         };
         /**
          * SandboxFaultMatch
@@ -5587,6 +5665,227 @@ export interface operations {
                 headers: {
                     /** @description The sandbox error code (the body keeps Spring's shape). */
                     "X-Sandbox-Error"?: "SANDBOX_ERR_CONFLICT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rotatePartnerSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme-conveyancing */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional: no body, an empty one or a JSON null is the same as {}. */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Seconds during which the secret it replaces still works (a rolling change of the partner's systems); 0: it stops at once. At most 7 days
+                     * @default 0
+                     * @example 3600
+                     */
+                    overlapSeconds?: number;
+                    /** @description The new secret, when the operator chooses it (16 to 128 printable ASCII characters, no spaces); generated (192 random bits) when absent */
+                    clientSecret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxRotatedSecret"];
+                };
+            };
+            /** @description Bad Request: a field, parameter or header broke a rule of the spec; errors[] names each one. Also a missing Agent-Id header or body. */
+            400: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_VALIDATION" | "SANDBOX_ERR_AGENT_ID_MISSING" | "SANDBOX_ERR_BODY_MISSING" | "SANDBOX_ERR_MALFORMED_JSON" | "SANDBOX_ERR_MALFORMED_HTTP";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: no bearer token, or not a valid access token of this sandbox (WWW-Authenticate says why). */
+            401: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_TOKEN_MISSING" | "SANDBOX_ERR_TOKEN_INVALID" | "SANDBOX_ERR_ADMIN_TOKEN";
+                    /** @description Bearer challenge (RFC 6750), with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the Agent-Id is not one of the token's agents, or a partner limit is reached. */
+            403: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_AGENT_FORBIDDEN" | "SANDBOX_ERR_ADMIN_DISABLED" | "SANDBOX_ERR_LIMIT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: no such record for this agent (a record of another agent or partner is not found either). */
+            404: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_NOT_FOUND" | "SANDBOX_ERR_ROUTE_NOT_FOUND" | "SANDBOX_ERR_VERSION_NOT_FOUND";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload Too Large: the body is larger than the configured limit. */
+            413: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_BODY_TOO_LARGE";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type: the body must be application/json. */
+            415: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_MEDIA_TYPE";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    suspendPartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme-conveyancing */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxPartnerStanding"];
+                };
+            };
+            /** @description Unauthorized: no bearer token, or not a valid access token of this sandbox (WWW-Authenticate says why). */
+            401: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_TOKEN_MISSING" | "SANDBOX_ERR_TOKEN_INVALID" | "SANDBOX_ERR_ADMIN_TOKEN";
+                    /** @description Bearer challenge (RFC 6750), with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the Agent-Id is not one of the token's agents, or a partner limit is reached. */
+            403: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_AGENT_FORBIDDEN" | "SANDBOX_ERR_ADMIN_DISABLED" | "SANDBOX_ERR_LIMIT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: no such record for this agent (a record of another agent or partner is not found either). */
+            404: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_NOT_FOUND" | "SANDBOX_ERR_ROUTE_NOT_FOUND" | "SANDBOX_ERR_VERSION_NOT_FOUND";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resumePartner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme-conveyancing */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxPartnerStanding"];
+                };
+            };
+            /** @description Unauthorized: no bearer token, or not a valid access token of this sandbox (WWW-Authenticate says why). */
+            401: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_TOKEN_MISSING" | "SANDBOX_ERR_TOKEN_INVALID" | "SANDBOX_ERR_ADMIN_TOKEN";
+                    /** @description Bearer challenge (RFC 6750), with error="invalid_token" when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the Agent-Id is not one of the token's agents, or a partner limit is reached. */
+            403: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_AGENT_FORBIDDEN" | "SANDBOX_ERR_ADMIN_DISABLED" | "SANDBOX_ERR_LIMIT";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found: no such record for this agent (a record of another agent or partner is not found either). */
+            404: {
+                headers: {
+                    /** @description The sandbox error code (the body keeps Spring's shape). */
+                    "X-Sandbox-Error"?: "SANDBOX_ERR_NOT_FOUND" | "SANDBOX_ERR_ROUTE_NOT_FOUND" | "SANDBOX_ERR_VERSION_NOT_FOUND";
                     [name: string]: unknown;
                 };
                 content: {

@@ -5,7 +5,7 @@ import { checkOperatorToken } from '../../auth/operator-guard.js'
 import { SandboxError } from '../../errors.js'
 import { errorResponses, ref } from '../../schemas/common.js'
 import { Type } from '@sinclair/typebox'
-import { ClientIdParam, PartnerList, RegisterPartnerRequest, RegisteredPartner, ResetRequest } from '../../schemas/sandbox.js'
+import { ClientIdParam, PartnerList, PartnerStanding, RegisterPartnerRequest, RegisteredPartner, ResetRequest, RotatedSecret, RotateSecretRequest } from '../../schemas/sandbox.js'
 import { partnerSummary } from '../../seed/summaries.js'
 import overview from './overview.js'
 import { ADMIN_SECURITY, adminDisabled } from './shared.js'
@@ -87,6 +87,44 @@ export default async function adminControl (fastify: FastifyInstance, opts: Admi
     await control.deletePartner(request.params.clientId)
     return await reply.code(204).send(null)
   })
+
+  app.post('/partners/:clientId/secret', {
+    schema: {
+      tags: ['sandbox operator'],
+      operationId: 'rotatePartnerSecret',
+      summary: "Rotate a partner's client secret",
+      description: 'A new client secret for the partner (scenario or registered): generated, or the one given as clientSecret. The answer carries it once: the sandbox keeps ' +
+        'only its hash. With overlapSeconds the secret it replaces still works until previousSecretValidUntil, so that the partner can change its systems one by one; ' +
+        'without, it stops at once. Tokens already issued stay valid until they expire (as Keycloak\'s do when a client secret is regenerated); the partner\'s console sessions end.',
+      security: ADMIN_SECURITY,
+      params: ClientIdParam,
+      body: RotateSecretRequest,
+      response: { 200: ref(RotatedSecret), ...errorResponses(400, 401, 403, 404, 413, 415) }
+    },
+    config
+  }, async (request) => ({
+    ...await control.rotateSecret(request.params.clientId, { secret: request.body?.clientSecret, overlapSeconds: request.body?.overlapSeconds }),
+    tokenUrl: opts.tokenUrl
+  }))
+
+  const standing = (suspended: boolean) => ({
+    schema: {
+      tags: ['sandbox operator'],
+      operationId: suspended ? 'suspendPartner' : 'resumePartner',
+      summary: suspended ? 'Suspend a partner' : 'Resume a suspended partner',
+      description: suspended
+        ? 'The partner (scenario or registered) is refused everywhere at once, on every replica, its data kept: its token requests answer 401 unauthorized_client ' +
+          '"Invalid client or Invalid client credentials" (Keycloak\'s answer for a disabled client), its tokens and console sessions 401 "the client of the access token is ' +
+          'suspended by the sandbox\'s operator", its browser apps are unknown clients; its console sessions end. Resume undoes it.'
+        : 'A suspended partner works again as before, with the same secret and data; tokens issued before the suspension that have not expired work again too.',
+      security: ADMIN_SECURITY,
+      params: ClientIdParam,
+      response: { 200: ref(PartnerStanding), ...errorResponses(401, 403, 404) }
+    },
+    config
+  })
+  app.post('/partners/:clientId/suspend', standing(true), async (request) => await control.suspendPartner(request.params.clientId, true))
+  app.post('/partners/:clientId/resume', standing(false), async (request) => await control.suspendPartner(request.params.clientId, false))
 
   await fastify.register(overview, { observing: opts.observing })
 }

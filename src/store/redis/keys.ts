@@ -51,6 +51,10 @@ export class RedisKeys {
   consoleSession (id: string): string { return `${this.prefix}:console:${id}` }
   /** An operator's console session (expires with it): never read as a partner's. */
   operatorSession (id: string): string { return `${this.prefix}:operator-console:${id}` }
+  /** A sorted set: the ids of a partner's (or the operator's) console sessions by expiry, to cap and end them. */
+  consoleSessionList (partnerId: string, kind: 'partner' | 'operator'): string { return this.partnerKey(partnerId, kind === 'partner' ? 'console-sessions' : 'operator-sessions') }
+  /** The pepper of client secret hashes, when no option gives it (store/credential-keys.ts). */
+  get secretPepper (): string { return `${this.prefix}:secret-pepper` }
 
   /** A counter of a client address (token requests without a verified client, rate limits without a token). */
   addressCounter (address: string, name: string): string { return `${this.prefix}:{address:${address}}:count:${name}` }

@@ -1,0 +1,62 @@
+import { hashPasswordSync, type ClientSecrets } from './credentials.js'
+import type { Partner } from './partner.js'
+import type { PartnerSnapshot, TestUser } from './records.js'
+import type { ChangeContext } from './world.js'
+
+/*
+ * A partner's client credentials as the operator manages them (POST /__sandbox/admin/partners/{clientId}/secret,
+ * .../suspend, .../resume): the changes that travel between replicas, the check of a secret against them, and
+ * the migration of partners kept before secrets were hashed.
+ */
+
+/** Whether the secret is the partner's (or, until the overlap of a rotation ends, its previous one). Both are compared, in constant time. */
+export function clientSecretAccepted (secrets: ClientSecrets, partner: Partner, secret: string, now = Date.now()): boolean {
+  const current = secrets.verify(partner.secretHash, secret)
+  const previous = secrets.verify(partner.previousSecretHash, secret) && (partner.previousSecretUntil ?? 0) > now
+  return current || previous
+}
+
+export const credentialChanges = {
+  /**
+   * A new client secret (its hash). With overlapUntil (epoch ms) the current one is still accepted until then
+   * (an earlier overlap ends: only the secret just replaced overlaps); without, it stops working at once.
+   */
+  'partners.secret' ({ partner, at }: ChangeContext, a: { secretHash: string, overlapUntil?: number }): null {
+    const overlaps = a.overlapUntil !== undefined && a.overlapUntil > at
+    partner.previousSecretHash = overlaps ? partner.secretHash : undefined
+    partner.previousSecretUntil = overlaps ? a.overlapUntil : undefined
+    partner.secretHash = a.secretHash
+    return null
+  },
+
+  /** Suspended (true) or resumed (false): nothing else of the partner changes. */
+  'partners.suspend' ({ partner }: ChangeContext, a: { suspended: boolean }): null {
+    partner.suspended = a.suspended
+    return null
+  }
+}
+
+/** Partner files and states written before credentials were hashed: the plain values they may carry. */
+type LegacySnapshot = Omit<PartnerSnapshot, 'secretHash' | 'users'> & { secretHash?: string, secret?: string, users: Array<Partial<TestUser> & { password?: string }> }
+
+/**
+ * Replaces the plain client secret and passwords of a partner kept before they were hashed by their hashes, in
+ * place; true when there was anything to replace (the caller then writes the partner again, so that no copy
+ * of the plain values stays behind).
+ */
+export function migrateCredentials (snapshot: PartnerSnapshot, secrets: ClientSecrets): boolean {
+  const legacy = snapshot as unknown as LegacySnapshot
+  let changed = false
+  if (typeof legacy.secret === 'string') {
+    legacy.secretHash ??= secrets.hash(legacy.secret)
+    delete legacy.secret
+    changed = true
+  }
+  for (const user of legacy.users) {
+    if (typeof user.password !== 'string') continue
+    user.passwordHash ??= hashPasswordSync(user.password)
+    delete user.password
+    changed = true
+  }
+  return changed
+}
