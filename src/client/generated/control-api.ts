@@ -500,7 +500,7 @@ export interface paths {
         get: operations["getSnapshot"];
         /**
          * Replace the partner's state with a snapshot
-         * @description A document of GET /__sandbox/snapshot (of this partner) replaces every agent, guarantee, fault rule and the clock. A document that does not pass the schemas scenario data passes (records as the API serves them, ids in the sandbox's scheme, owners that exist, the partner's limits) is refused with 400 naming each field and rule, and nothing changes. At most 64 MiB.
+         * @description A document of GET /__sandbox/snapshot (of this partner) replaces every agent, guarantee, fault rule and the clock. A document that does not pass the schemas scenario data passes (records as the API serves them, ids in the sandbox's scheme, owners that exist, the partner's limits) is refused with 400 naming each field and rule, and nothing changes. At most SANDBOX_SNAPSHOT_LIMIT bytes (here 4194304; 413 above).
          */
         put: operations["putSnapshot"];
         post?: never;
