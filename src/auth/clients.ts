@@ -1,5 +1,4 @@
-import type Provider from 'oidc-provider'
-import { errors, type AdapterPayload } from 'oidc-provider'
+import type { AdapterPayload } from 'oidc-provider'
 import type { Partner } from '../store/partner.js'
 import type { PublicClient } from '../store/records.js'
 import type { World } from '../store/world.js'
@@ -106,18 +105,3 @@ export function clientOrigins (world: World, docsRedirectUris: string[], clientI
 
 /** The description oidc-provider's error carries for a suspended partner (token-response.ts gives Keycloak's answer). */
 export const CLIENT_DISABLED = 'client disabled'
-
-/**
- * The provider checks a client secret through the partner's hash (store/credentials.ts), never against the
- * metadata's client_secret (oidc-provider's Client#compareClientSecret, which its client authentication awaits
- * for client_secret_basic and client_secret_post). A suspended partner is refused before its secret is looked at,
- * as Keycloak refuses a disabled client.
- */
-export function secretsThroughHashes (provider: Provider, world: World): void {
-  const proto = provider.Client.prototype as unknown as { clientId: string, clientSecret: string, compareClientSecret: (actual: string) => boolean }
-  proto.compareClientSecret = function (actual) {
-    const partner = world.partner(this.clientId)
-    if (partner?.suspended === true) throw new errors.UnauthorizedClient(CLIENT_DISABLED)
-    return partner !== undefined && this.clientSecret !== LOCKED_CLIENT && clientSecretAccepted(world.secrets, partner, actual)
-  }
-}
