@@ -440,7 +440,8 @@ t.test('the control API document marks a body optional exactly where the route t
     'PUT /__sandbox/snapshot': true,
     'POST /__sandbox/snapshots': true,
     'POST /__sandbox/admin/reset': false,
-    'POST /__sandbox/admin/partners': false
+    'POST /__sandbox/admin/partners': false,
+    'POST /__sandbox/admin/partners/{clientId}/secret': false
   })
   t.notMatch(JSON.stringify(doc), /x-sandbox-optional-body/, 'the marker does not reach the document')
   // and the server agrees: each optional one answers without a body
@@ -448,7 +449,7 @@ t.test('the control API document marks a body optional exactly where the route t
   for (const [key, req] of Object.entries(required)) {
     if (req) continue
     const [method, path] = key.split(' ')
-    const url = path.replace('{agentId}', '1001').replace('{accountId}', '1001200000001')
+    const url = path.replace('{agentId}', '1001').replace('{accountId}', '1001200000001').replace('{clientId}', 'partner-b')
     const admin = url.startsWith('/__sandbox/admin')
     // the state controls act as one agent (Agent-Id); the other control routes ignore the header
     const res = await app.inject({ method: method as 'POST', url, headers: { authorization: `Bearer ${admin ? 'operator-secret-0123456789' : token}`, 'agent-id': '1001' } })

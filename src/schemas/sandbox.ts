@@ -120,7 +120,7 @@ export const PartnerList = Type.Object({ partners: Type.Array(ref(PartnerSummary
 
 export const RotateSecretRequest = Type.Object({
   overlapSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800, default: 0, examples: [3600], description: 'Seconds during which the secret it replaces still works (a rolling change of the partner\'s systems); 0: it stops at once. At most 7 days' })),
-  clientSecret: Type.Optional(Type.String({ minLength: 16, maxLength: 128, pattern: '^[!-~]+$', description: 'The new secret, when the operator chooses it (16 to 128 printable ASCII characters, no spaces); generated (192 random bits) when absent' }))
+  clientSecret: Type.Optional(Type.String({ minLength: 16, maxLength: 128, pattern: '^[!-~]+$', examples: ['n3w-s3cret-of-the-operator-0123'], description: 'The new secret, when the operator chooses it (16 to 128 printable ASCII characters, no spaces); generated (192 random bits) when absent' }))
 }, { $id: 'SandboxRotateSecretRequest', title: 'SandboxRotateSecretRequest' })
 
 export const RotatedSecret = Type.Object({

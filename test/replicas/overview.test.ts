@@ -56,17 +56,18 @@ t.test("one row per partner, the same numbers from every replica, whichever serv
     (await call(lb.base, bearer, '/api/accounts', { body: { customerId: '1001100000001', productCode: 'SANDBOX-FAULT-500' } })).status
   ]
   t.same(statuses, [200, 502, 200, 500])
-  // Redis full: a create cannot be stored, and the sandbox answers 503 of its own (counted once Redis takes writes again)
+  // Redis full: a create cannot be stored, and the sandbox answers 507 of its own (issue 50's clear answer for a full
+  // store, counted once Redis takes writes again)
   redis.cli('config', 'set', 'maxmemory', '1')
   const refused = await call(r2.base, bearer, MESSAGES, { body: { message: 'FULL', fromDepartment: 'CI', fromPerson: 'CI' } })
   redis.cli('config', 'set', 'maxmemory', '0')
-  t.equal(refused.status, 503)
-  t.equal(refused.headers.get('x-sandbox-error'), 'SANDBOX_ERR_STORE_UNAVAILABLE')
+  t.equal(refused.status, 507)
+  t.equal(refused.headers.get('x-sandbox-error'), 'SANDBOX_ERR_STORE_FULL')
   const sent = 1 + statuses.length + 1
 
   const first = await overviewWith(r1, 'partner-a', sent)
   const a = row(first, 'partner-a')!
-  t.match(a, { requests24h: sent, serverErrors24h: 1, findings: ['DEPRECATED_VERSION'] }, "every request counted; the sandbox's own 503, not the injected 502 and 500")
+  t.match(a, { requests24h: sent, serverErrors24h: 1, findings: ['DEPRECATED_VERSION'] }, "every request counted; the sandbox's own 507, not the injected 502 and 500")
   t.equal(a.readiness.failed, 1, 'USES_CURRENT_VERSION failed')
   t.not(a.lastRequestAt, null)
   for (const [name, base] of [['replica 2', r2.base], ['the load balancer', lb.base], ['replica 1 again', r1.base]]) {
