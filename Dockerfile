@@ -15,6 +15,9 @@ COPY . .
 # bundle, the packages it leaves outside with their dependencies, the data and the console; not the sources,
 # the compiled modules the bundle holds, or the rest of node_modules.
 RUN npm run build && node scripts/runtime-files.mjs /app /runtime
+# The software bill of materials (CycloneDX JSON) of every runtime package, bundled or in node_modules, from the
+# lockfile (scripts/sbom.mjs): /app/sbom.cdx.json in the image, for a scanner (docs/operations.md)
+RUN node scripts/sbom.mjs /app > /runtime/sbom.cdx.json
 
 # ---- runtime
 FROM node:24-bookworm-slim
