@@ -3,6 +3,7 @@
 # Configuration is by environment variable only (see README "Configuration"; a CI service cannot pass
 # arguments); nothing depends on NODE_ENV.
 
+# Base images by tag; to pin them by digest (and move the pin): deploy/README.md "Base images".
 # ---- build: full dependencies, TypeScript -> dist/ and its bundle, then the tree the sandbox runs from
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
