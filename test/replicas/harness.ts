@@ -13,11 +13,11 @@ import { freePort } from '../ports.js'
  * dist/cli.js, and HAProxy in front of them (round robin, health checks on /ready). Everything is started on
  * 127.0.0.1 and stopped when the test ends.
  *
- * redis-server and haproxy come from Debian's packages (.ci/run installs them). Without them the tests skip
+ * redis-server, haproxy and openssl (the TLS Redis's throwaway CA) come from Debian's packages (.ci/run installs them). Without them the tests skip
  * with a message; where they must run (CI sets SANDBOX_REPLICA_TESTS=required) a missing tool fails instead.
  */
 
-export const TOOLS = ['redis-server', 'redis-cli', 'haproxy'] as const
+export const TOOLS = ['redis-server', 'redis-cli', 'haproxy', 'openssl'] as const
 
 function has (tool: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0
@@ -32,7 +32,7 @@ export function replicaSkip (): string | false {
   if (process.env.SANDBOX_REPLICA_TESTS === 'skip') return 'SANDBOX_REPLICA_TESTS=skip: the replica tests run on another Node line'
   const missing = TOOLS.filter((tool) => !has(tool))
   if (missing.length === 0) return false
-  const message = `the replica tests need ${missing.join(', ')} (Debian: apt-get install redis-server haproxy)`
+  const message = `the replica tests need ${missing.join(', ')} (Debian: apt-get install redis-server haproxy openssl)`
   if (process.env.SANDBOX_REPLICA_TESTS === 'required') throw new Error(message)
   return message
 }
