@@ -40,7 +40,12 @@ const RECONNECT_MAX_MS = 1000
  */
 function tlsOptions (url: URL, ca: string | undefined): RedisOptions['tls'] {
   if (url.protocol !== 'rediss:') return undefined
-  return ca === undefined ? {} : { ca: readFileSync(ca) }
+  if (ca === undefined) return {}
+  try {
+    return { ca: readFileSync(ca) }
+  } catch (err) {
+    throw new Error(`cannot read SANDBOX_REDIS_CA (${ca}): ${(err as Error).message}`)
+  }
 }
 
 function nodeOptions (url: URL, settings: RedisSettings): RedisOptions {
