@@ -1,4 +1,5 @@
-import { runParity, type ParityOptions } from './index.js'
+import { runParity } from '../library.js'
+import type { ParityOptions } from './index.js'
 
 /*
  * `banking-sandbox parity --target <url> ...` (docs/parity.md). Every flag has a PARITY_* environment

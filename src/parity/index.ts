@@ -1,4 +1,3 @@
-import { startSandbox, type StartedSandbox } from '../library.js'
 import { validationProbes } from './breaks.js'
 import { compareAnswers } from './compare.js'
 import { Side, type SideSettings } from './context.js'
@@ -58,6 +57,17 @@ export interface ParityResult {
 /** A run that cannot start or cannot go on: exit code 2 with the reason. */
 export class CannotRun extends Error {}
 
+/**
+ * The reference: a sandbox started in this process for the run (the library's startSandbox, handed in by
+ * library.ts, so that the kit stays below the package's root and imports nothing above it).
+ */
+export interface ReferenceSandbox {
+  url: string
+  tokenUrl: string
+  partners: Array<{ clientId: string, clientSecret: string, agents: string[], users: Array<{ username: string, password: string }> }>
+  stop: () => Promise<void>
+}
+
 function trimSlash (u: string): string {
   return u.replace(/\/+$/, '')
 }
@@ -66,12 +76,12 @@ function sentPath (ex: Exchange): string {
   return new URL(ex.request.url).pathname
 }
 
-async function referenceDocument (ref: StartedSandbox): Promise<Record<string, unknown>> {
+async function referenceDocument (ref: ReferenceSandbox): Promise<Record<string, unknown>> {
   const res = await fetch(`${ref.url}/api/docs/apidocs`, { headers: { accept: 'application/json' } })
   return await res.json() as Record<string, unknown>
 }
 
-export async function runParity (options: ParityOptions): Promise<ParityResult> {
+export async function runParity (options: ParityOptions, startReference: () => Promise<ReferenceSandbox>): Promise<ParityResult> {
   const started = new Date()
   const redactor = new Redactor()
   const targetTraffic = new Traffic('target')
@@ -87,7 +97,7 @@ export async function runParity (options: ParityOptions): Promise<ParityResult> 
   } catch (err) {
     return { exitCode: 2, problem: (err as Error).message.split('\n')[0], targetMethods: {} }
   }
-  const ref = await startSandbox()
+  const ref = await startReference()
   try {
     const base = trimSlash(options.target)
     const targetSettings: SideSettings = {
