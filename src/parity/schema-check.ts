@@ -30,6 +30,37 @@ export class SchemaCheck {
     return `openapi#/paths/${escaped}/${method.toLowerCase()}/responses/${status}/content/application~1json/schema`
   }
 
+  /**
+   * What the documented response schema says of a field path (e.g. customers[].defaultCustomer.name2):
+   * 'optional' when it is a property that may be absent, 'required', or 'unknown' (not in the schema).
+   */
+  fieldRule (method: string, template: string, status: number, path: string): 'required' | 'optional' | 'unknown' {
+    const op = ((this.doc.paths as Record<string, Json>)[template]?.[method.toLowerCase()]) as Json | undefined
+    const response = (op?.responses as Record<string, Json> | undefined)?.[String(status)]
+    let schema = (((response?.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema) as Json | undefined
+    let rule: 'required' | 'optional' | 'unknown' = 'unknown'
+    for (const part of path.split('.')) {
+      const name = part.replace(/(\[\])+$/, '')
+      schema = this.resolve(schema)
+      const properties = schema?.properties as Record<string, Json> | undefined
+      if (properties?.[name] === undefined) return 'unknown'
+      rule = ((schema?.required ?? []) as string[]).includes(name) ? 'required' : 'optional'
+      schema = properties[name]
+      for (let i = 0; i < (part.length - name.length) / 2; i++) schema = (this.resolve(schema)?.items) as Json | undefined
+    }
+    return rule
+  }
+
+  private resolve (schema: Json | undefined): Json | undefined {
+    let s = schema
+    for (let i = 0; i < 8 && s !== undefined; i++) {
+      const ref = (s.$ref ?? (Array.isArray(s.allOf) && s.allOf.length === 1 ? (s.allOf[0] as Json).$ref : undefined)) as string | undefined
+      if (ref === undefined) return s
+      s = ((this.doc.components as Json).schemas as Record<string, Json>)[ref.replace('#/components/schemas/', '')]
+    }
+    return s
+  }
+
   /** Problems of a body against the documented schema; undefined when the document has none for it. */
   problems (method: string, template: string, status: number, body: unknown): string[] | undefined {
     const ref = this.documented(method, template, status)

@@ -30,21 +30,28 @@ function merge (a: Shape, b: Shape): Shape {
   return out
 }
 
-/** Where two shapes differ, each as "path: what": a field on one side only, or of another type. */
-export function shapeDifferences (reference: Shape, target: Shape, path = ''): string[] {
+export interface ShapeDifference {
+  /** e.g. accounts[].balance.amount */
+  path: string
+  kind: 'only-target' | 'only-reference' | 'type'
+  detail: string
+}
+
+/** Where two shapes differ: a field on one side only, or of another type. */
+export function shapeDifferences (reference: Shape, target: Shape, path = ''): ShapeDifference[] {
   if (typeof reference === 'string' || typeof target === 'string') {
     if (reference === target || reference === 'empty' || target === 'empty') return []
     // an optional field answered null on one side and a value on the other is no difference of type
     if (reference === 'null' || target === 'null') return []
-    return [`${path || '(body)'}: ${describe(reference)} on the reference, ${describe(target)} on the target`]
+    return [{ path, kind: 'type', detail: `${path || '(body)'}: ${describe(reference)} on the reference, ${describe(target)} on the target` }]
   }
-  const out: string[] = []
+  const out: ShapeDifference[] = []
   for (const k of new Set([...Object.keys(reference), ...Object.keys(target)])) {
     const at = k === '[]' ? `${path}[]` : path === '' ? k : `${path}.${k}`
     const r = (reference as Record<string, Shape>)[k]
     const t = (target as Record<string, Shape>)[k]
-    if (r === undefined) out.push(`${at}: only on the target`)
-    else if (t === undefined) out.push(`${at}: only on the reference`)
+    if (r === undefined) out.push({ path: at, kind: 'only-target', detail: `${at}: only on the target` })
+    else if (t === undefined) out.push({ path: at, kind: 'only-reference', detail: `${at}: only on the reference` })
     else out.push(...shapeDifferences(r, t, at))
   }
   return out
