@@ -59,6 +59,6 @@ export function applyDeclared (diffs: Difference[], declared: Declared[], today 
   return declared.filter((d) => !used.has(d))
 }
 
-export function counts (diff: Difference): boolean {
+export function counts (diff: Pick<Difference, 'declared'>): boolean {
   return diff.declared === undefined || diff.declared.expired
 }

@@ -97,19 +97,23 @@ export async function runParity (options: ParityOptions, startReference: () => P
   } catch (err) {
     return { exitCode: 2, problem: (err as Error).message.split('\n')[0], targetMethods: {} }
   }
+  const base = trimSlash(options.target)
+  const targetSettings: SideSettings = {
+    baseUrl: base,
+    tokenUrl: options.tokenUrl ?? `${base}/auth/realms/sandbox/protocol/openid-connect/token`,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    agentId: options.agentId,
+    otherAgentId: options.otherAgentId ?? '999999999',
+    user: options.username !== undefined && options.password !== undefined ? { username: options.username, password: options.password } : undefined,
+    guaranteeId: options.guaranteeId
+  }
+  const target = new Side('target', targetSettings, targetTraffic, redactor)
+  // the target's credentials first: a run that cannot be made says so before a reference is started
+  const refused = await target.signIn()
+  if (refused !== undefined) return { exitCode: 2, problem: refused, targetMethods: apiMethods() }
   const ref = await startReference()
   try {
-    const base = trimSlash(options.target)
-    const targetSettings: SideSettings = {
-      baseUrl: base,
-      tokenUrl: options.tokenUrl ?? `${base}/auth/realms/sandbox/protocol/openid-connect/token`,
-      clientId: options.clientId,
-      clientSecret: options.clientSecret,
-      agentId: options.agentId,
-      otherAgentId: options.otherAgentId ?? '999999999',
-      user: options.username !== undefined && options.password !== undefined ? { username: options.username, password: options.password } : undefined,
-      guaranteeId: options.guaranteeId
-    }
     const [partner, other] = ref.partners
     const referenceSettings: SideSettings = {
       baseUrl: ref.url,
@@ -121,10 +125,9 @@ export async function runParity (options: ParityOptions, startReference: () => P
       user: targetSettings.user === undefined ? undefined : partner.users[0],
       guaranteeId: options.guaranteeId === undefined ? undefined : 'VALID-PARITY-0001'
     }
-    const target = new Side('target', targetSettings, targetTraffic, redactor)
     const reference = new Side('reference', referenceSettings, new Traffic('reference'), redactor)
-    const problem = await reference.signIn() ?? await target.signIn()
-    if (problem !== undefined) return { exitCode: 2, problem, targetMethods: apiMethods() }
+    const problem = await reference.signIn()
+    if (problem !== undefined) throw new CannotRun(problem)
     await reference.walk()
     await target.walk()
     if (target.traffic.exchanges.every((ex) => ex.label === 'walk:token' || ex.label === 'walk:user-token' || ex.answer === undefined)) {
@@ -166,12 +169,14 @@ export async function runParity (options: ParityOptions, startReference: () => P
     }
 
     const all = outcomes.flatMap((o) => o.differences)
-    const unusedDeclarations = applyDeclared(all, declared)
-    let spec: ParityReport['spec']
-    if (options.targetSpec !== undefined) {
-      const specDiffs = diffSpecs(doc, await loadSpec(options.targetSpec))
-      spec = { target: options.targetSpec, breaking: specDiffs.filter((d) => d.breaking), nonBreaking: specDiffs.filter((d) => !d.breaking) }
-    }
+    // the document's differences are declared as probe "spec" (aspect schema), matched by their text
+    const found = options.targetSpec === undefined ? [] : diffSpecs(doc, await loadSpec(options.targetSpec))
+    const specDiffs: Difference[] = found.map((d) => ({ probe: 'spec', operation: d.operation, aspect: 'schema', detail: `${d.operation} ${d.detail}` }))
+    const unusedDeclarations = applyDeclared([...all, ...specDiffs], declared)
+    found.forEach((d, i) => { if (specDiffs[i].declared !== undefined) d.declared = specDiffs[i].declared })
+    const spec: ParityReport['spec'] = options.targetSpec === undefined
+      ? undefined
+      : { target: options.targetSpec, breaking: found.filter((d) => d.breaking), nonBreaking: found.filter((d) => !d.breaking) }
     const shown: ShownOutcome[] = outcomes.map((o) => ({
       id: o.probe.id,
       operation: o.probe.operation,
@@ -210,7 +215,7 @@ export async function runParity (options: ParityOptions, startReference: () => P
       exchanges: [...reference.traffic.exchanges, ...target.traffic.exchanges].map((ex) => show(ex, redactor))
     }
     const files = options.out === undefined ? undefined : await writeReports(options.out, report)
-    const breaking = spec?.breaking.length ?? 0
+    const breaking = spec?.breaking.filter(counts).length ?? 0
     return { exitCode: undeclared > 0 || breaking > 0 ? 1 : 0, report, files, targetMethods: apiMethods() }
   } catch (err) {
     return { exitCode: 2, problem: (err as Error).message.split('\n')[0], targetMethods: apiMethods() }

@@ -15,6 +15,8 @@ export interface SpecDifference {
   breaking: boolean
   operation: string
   detail: string
+  /** Set when a declared divergence (probe "spec") covers it. */
+  declared?: { reason: string, expires: string, expired: boolean }
 }
 
 interface Field { type: string, format?: string, required: boolean, enum?: string[] }

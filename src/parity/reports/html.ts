@@ -1,3 +1,4 @@
+import type { SpecDifference } from '../spec-diff.js'
 import type { ParityReport, ShownExchange, ShownOutcome } from './model.js'
 
 /*
@@ -41,9 +42,13 @@ function side (name: string, ex: ShownExchange | undefined): string {
   return `<div class="side"><h3>${name}</h3><pre>${esc(request)}</pre><h3>answer</h3><pre>${esc(answer)}</pre></div>`
 }
 
+function declaredNote (declared: SpecDifference['declared']): string {
+  return declared === undefined ? '' : ` <em>(declared until ${esc(declared.expires)}${declared.expired ? ', expired' : ''}: ${esc(declared.reason)})</em>`
+}
+
 function outcome (o: ShownOutcome, open: boolean): string {
   const tag = o.failing ? '<span class="tag fail">different</span>' : o.differences.length > 0 ? '<span class="tag declared">declared</span>' : o.state === 'skipped' ? '<span class="tag">skipped</span>' : '<span class="tag same">same</span>'
-  const diffs = o.differences.map((d) => `<li><span class="tag">${esc(d.aspect)}</span>${esc(d.detail)}${d.declared === undefined ? '' : ` <em>(declared until ${esc(d.declared.expires)}${d.declared.expired ? ', expired' : ''}: ${esc(d.declared.reason)})</em>`}</li>`).join('')
+  const diffs = o.differences.map((d) => `<li><span class="tag">${esc(d.aspect)}</span>${esc(d.detail)}${declaredNote(d.declared)}</li>`).join('')
   return `<details${open ? ' open' : ''} id="${esc(o.id)}"><summary>${tag}<code>${esc(o.id)}</code> · ${esc(o.operation)} · ${esc(o.title)}${o.skipped === undefined ? '' : ` · ${esc(o.skipped)}`}</summary>` +
     (diffs === '' ? '' : `<ul class="diffs">${diffs}</ul>`) +
     `<div class="sides">${side('reference (sandbox)', o.reference)}${side('target', o.target)}</div></details>`
@@ -57,7 +62,7 @@ export function html (report: ParityReport): string {
   const spec = report.spec === undefined
     ? ''
     : `<section><h2>OpenAPI document (${esc(report.spec.target)})</h2>${[['Breaking', report.spec.breaking], ['Not breaking', report.spec.nonBreaking]].map(([title, list]) =>
-      `<h3>${title as string} (${(list as unknown[]).length})</h3><table><tr><th>operation</th><th>difference</th></tr>${(list as Array<{ operation: string, detail: string }>).map((d) => `<tr><td>${esc(d.operation)}</td><td>${esc(d.detail)}</td></tr>`).join('')}</table>`).join('')}</section>`
+      `<h3>${title as string} (${(list as unknown[]).length})</h3><table><tr><th>operation</th><th>difference</th></tr>${(list as SpecDifference[]).map((d) => `<tr><td>${esc(d.operation)}</td><td>${esc(d.detail)}${declaredNote(d.declared)}</td></tr>`).join('')}</table>`).join('')}</section>`
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
