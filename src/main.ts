@@ -94,8 +94,8 @@ async function run (config: Config, traces: TracingSettings | null): Promise<voi
 async function main (): Promise<void> {
   // a subcommand: the parity kit (docs/parity.md), a client of some bank API; loaded only when asked for
   if (process.argv[2] === 'parity') {
-    const { parityMain } = await import('./parity/cli.js')
-    process.exitCode = await parityMain(process.argv.slice(3))
+    const [{ parityMain }, { runParity }] = await Promise.all([import('./parity/cli.js'), import('./library.js')])
+    process.exitCode = await parityMain(process.argv.slice(3), runParity)
     return
   }
   let config: Config

@@ -1,5 +1,4 @@
-import { runParity } from '../library.js'
-import type { ParityOptions } from './index.js'
+import type { ParityOptions, ParityResult } from './index.js'
 
 /*
  * `banking-sandbox parity --target <url> ...` (docs/parity.md). Every flag has a PARITY_* environment
@@ -70,8 +69,8 @@ export function parityOptions (argv: string[], env: NodeJS.ProcessEnv): ParityOp
   return { out: 'parity-report', ...out } as ParityOptions
 }
 
-/** The command: returns its exit code. */
-export async function parityMain (argv: string[], env = process.env): Promise<number> {
+/** The command: returns its exit code. `runParity` is the package root's (main.ts hands it in). */
+export async function parityMain (argv: string[], runParity: (options: ParityOptions) => Promise<ParityResult>, env = process.env): Promise<number> {
   let options: ParityOptions | 'help'
   try {
     options = parityOptions(argv, env)

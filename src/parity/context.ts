@@ -40,12 +40,13 @@ export class Side {
   }
 
   async requestToken (label: string, form: Record<string, string>): Promise<{ token?: string, problem?: string }> {
+    // the run's first requests: a cold identity provider may take a while to answer its first token
     const ex = await this.traffic.send(label, {
       method: 'POST',
       url: this.settings.tokenUrl,
       headers: { authorization: this.basic(this.settings.clientId, this.settings.clientSecret), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams(form).toString()
-    })
+    }, 90_000)
     if (ex.answer === undefined) return { problem: `${this.name} token endpoint ${this.settings.tokenUrl} unreachable (${ex.failure ?? 'no answer'})` }
     const json = ex.answer.json as Json | undefined
     this.keepTokens(json)

@@ -6,7 +6,7 @@ import type { Answer, Exchange, SentRequest } from './types.js'
  * redirect is an answer to compare), and each request has a deadline.
  */
 
-const TIMEOUT_MS = 15_000
+const TIMEOUT_MS = 30_000
 
 export class Traffic {
   readonly exchanges: Exchange[] = []
@@ -15,7 +15,8 @@ export class Traffic {
 
   constructor (readonly side: Exchange['side']) {}
 
-  async send (label: string, request: SentRequest): Promise<Exchange> {
+  /** `timeoutMs`: longer for a first request, which may wait for a cold service to load (a fresh sandbox's identity provider). */
+  async send (label: string, request: SentRequest, timeoutMs = TIMEOUT_MS): Promise<Exchange> {
     const exchange: Exchange = { side: this.side, label, started: new Date().toISOString(), request }
     this.exchanges.push(exchange)
     this.methods.set(request.method, (this.methods.get(request.method) ?? 0) + 1)
@@ -26,7 +27,7 @@ export class Traffic {
         headers: request.headers,
         body: request.body,
         redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS)
+        signal: AbortSignal.timeout(timeoutMs)
       })
       const body = await res.text()
       const answer: Answer = {
