@@ -3,6 +3,7 @@
 # Configuration is by environment variable only (see README "Configuration"; a CI service cannot pass
 # arguments); nothing depends on NODE_ENV.
 
+# Base images by tag; to pin them by digest (and move the pin): deploy/README.md "Base images".
 # ---- build: full dependencies, TypeScript -> dist/ and its bundle, then the tree the sandbox runs from
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
@@ -15,6 +16,9 @@ COPY . .
 # bundle, the packages it leaves outside with their dependencies, the data and the console; not the sources,
 # the compiled modules the bundle holds, or the rest of node_modules.
 RUN npm run build && node scripts/runtime-files.mjs /app /runtime
+# The software bill of materials (CycloneDX JSON) of every runtime package, bundled or in node_modules, from the
+# lockfile (scripts/sbom.mjs): /app/sbom.cdx.json in the image, for a scanner (docs/operations.md)
+RUN node scripts/sbom.mjs /app > /runtime/sbom.cdx.json
 
 # ---- runtime
 FROM node:24-bookworm-slim

@@ -4,6 +4,7 @@ import { REALM_PATH, ROUTES } from './auth/realm.js'
 import { publishedCredentials } from './seed/published.js'
 import { hostTracing, listenSandbox, stopSandbox } from './server.js'
 import { SandboxClient } from './client/index.js'
+import { runParity as runParityAgainst, type ParityOptions, type ParityResult } from './parity/index.js'
 
 /*
  * The package's root export: a sandbox started inside the caller's process, for a test suite. A guest there:
@@ -103,4 +104,16 @@ function urlHost (host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1'
   if (host === '::') return '[::1]'
   return host.includes(':') ? `[${host}]` : host
+}
+
+export type { ParityOptions, ParityResult } from './parity/index.js'
+export type { ParityReport } from './parity/reports/model.js'
+
+/**
+ * The parity kit (docs/parity.md): the probe suite against `options.target` and against a reference sandbox
+ * started here for the run, then every difference; reports in `options.out`. Resolves with exit code 0 (no
+ * undeclared difference), 1 (differences) or 2 (could not run, `problem` says why).
+ */
+export async function runParity (options: ParityOptions): Promise<ParityResult> {
+  return await runParityAgainst(options, () => startSandbox())
 }

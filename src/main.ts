@@ -15,7 +15,7 @@ function help (): string {
     const def = o.default === undefined ? (hosted === '' ? '' : ` (${hosted.slice(2)})`) : ` (default ${String(o.default)}${hosted})`
     return `${flag}${o.description}${def}\n${''.padEnd(width + 4)}env ${o.env}`
   })
-  return `Usage: ${NAME} [options]\n\nA sandbox of the Banking Agent REST Service 4.1.0 with an embedded OpenID Connect provider.\n` +
+  return `Usage: ${NAME} [options]\n       ${NAME} parity --target <url> ... (probes another implementation against this sandbox: parity --help)\n\nA sandbox of the Banking Agent REST Service 4.1.0 with an embedded OpenID Connect provider.\n` +
     'Every option can also be set by its environment variable; a flag wins over the variable.\n\nOptions:\n' +
     `${lines.join('\n')}\n${'  --help'.padEnd(width + 4)}Show this help\n${'  --version'.padEnd(width + 4)}Show the version\n`
 }
@@ -100,6 +100,12 @@ async function run (config: Config, traces: TracingSettings | null): Promise<voi
 }
 
 async function main (): Promise<void> {
+  // a subcommand: the parity kit (docs/parity.md), a client of some bank API; loaded only when asked for
+  if (process.argv[2] === 'parity') {
+    const [{ parityMain }, { runParity }] = await Promise.all([import('./parity/cli.js'), import('./library.js')])
+    process.exitCode = await parityMain(process.argv.slice(3), runParity)
+    return
+  }
   let config: Config
   let tracing: TracingSettings | null
   try {

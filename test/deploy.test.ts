@@ -1,5 +1,5 @@
 import t from 'tap'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, posix } from 'node:path'
@@ -7,7 +7,7 @@ import { OPTIONS, fromEnv, loadConfig } from '../src/config.js'
 import { ROOT } from './built.js'
 import { DEPLOY, imageManagementPort, loadSchemas, yamlDocuments } from './deploy-files.js'
 import { build } from './helper.js'
-import { freePort, replicaSkip } from './replicas/harness.js'
+import { replicaSkip, startSecureRedis } from './replicas/harness.js'
 
 /*
  * deploy/ (issue 28: Compose and Kubernetes for several replicas on Redis), checked as far as a machine
@@ -119,11 +119,25 @@ t.test('Compose: three replicas of the image, one Redis, one load balancer', asy
 
   t.equal(composeDefault(sandbox.environment.PUBLIC_URL), `http://localhost:${composeDefault(services.haproxy.ports[0].split(':8080')[0])}`,
     'PUBLIC_URL is the load balancer\'s published address')
-  const redisUrl = new URL(sandbox.environment.SANDBOX_REDIS_URL)
+  // the password comes from .env (git-ignored), and Compose refuses to start without it
+  t.match(sandbox.environment.SANDBOX_REDIS_URL, /:\$\{SANDBOX_REDIS_PASSWORD:\?[^}]+\}@/, 'the Redis password from .env, required')
+  const redisUrl = new URL(sandbox.environment.SANDBOX_REDIS_URL.replace(/\$\{[^}]+\}/, 'password'))
+  t.equal(redisUrl.protocol, 'rediss:', 'over TLS')
+  t.equal(redisUrl.username, aclUser(), 'as the ACL user of users.acl.example')
   t.equal(redisUrl.hostname, 'redis', 'SANDBOX_REDIS_URL names the redis service')
   t.equal(redisUrl.port, redisPort(), 'on the port of redis.conf')
+  t.ok(gitIgnored(join(DEPLOY, 'compose', '.env')), 'deploy/compose/.env (the password) cannot be committed')
+  // Redis reads its certificate, key, CA and users where redis.conf says; the replicas get the CA
+  const redisSecrets = Object.fromEntries(services.redis.secrets.map((s: any) => [s.target, s.source]))
+  for (const path of redisConfPaths()) {
+    t.ok(redisSecrets[path] in compose.secrets, `Redis is given ${path} (a secret)`)
+    const file = posix.join('compose', compose.secrets[redisSecrets[path]].file)
+    t.ok(gitIgnored(join(DEPLOY, file)) && !existsSync(join(DEPLOY, file)), `deploy/${file} is made by the operator, never committed`)
+  }
+  t.equal(sandbox.environment.SANDBOX_REDIS_CA, `/run/secrets/${redisSecrets['/run/secrets/redis-tls/ca.crt'] as string}`, 'the replicas check Redis\'s certificate against the CA that signed it')
+  t.ok(sandbox.secrets.includes(redisSecrets['/run/secrets/redis-tls/ca.crt']), 'which they are given')
   t.same(sandbox.depends_on, { redis: { condition: 'service_healthy' } }, 'replicas start once Redis is healthy')
-  t.ok(services.redis.healthcheck.test.join(' ').includes('ping'), 'Redis has a healthcheck')
+  t.ok(services.redis.healthcheck.test.join(' ').includes('--tls --cacert /run/secrets/redis-tls/ca.crt ping'), 'Redis has a healthcheck, over TLS')
   t.ok(sandbox.healthcheck.test.join(' ').includes("/ready'"), 'replicas are healthy when /ready says so')
   for (const name of replicas) t.same(services.haproxy.depends_on[name], { condition: 'service_healthy' }, `the load balancer starts after ${name} is healthy`)
   const stopMs = Number(/^(\d+)s$/.exec(sandbox.stop_grace_period)![1]) * 1000
@@ -160,9 +174,35 @@ function haproxyCheckMs (): number {
   return Number(m[1]) * (m[2] === 's' ? 1000 : 1)
 }
 
+const REDIS_CONF = readFileSync(join(DEPLOY, 'kubernetes', 'redis', 'redis.conf'), 'utf8')
+
+/** redis.conf's TLS port (its plain port is off). */
 function redisPort (): string {
-  return /^port (\d+)$/m.exec(readFileSync(join(DEPLOY, 'kubernetes', 'redis', 'redis.conf'), 'utf8'))![1]
+  return /^tls-port (\d+)$/m.exec(REDIS_CONF)![1]
 }
+
+/** The files redis.conf reads: certificate, key, CA, ACL users (Secrets of each deployment). */
+function redisConfPaths (): string[] {
+  return [...REDIS_CONF.matchAll(/^(?:tls-cert-file|tls-key-file|tls-ca-cert-file|aclfile) (\S+)$/gm)].map((m) => m[1])
+}
+
+/** The sandbox's user in users.acl.example. */
+function aclUser (): string {
+  return /^user (?!default)(\S+) on #PASSWORD_SHA256 /m.exec(readFileSync(join(DEPLOY, 'kubernetes', 'redis', 'users.acl.example'), 'utf8'))![1]
+}
+
+t.test('redis.conf: TLS only, protected mode, the ACL file; the default user is off', async (t) => {
+  t.match(REDIS_CONF, /^port 0$/m, 'no plain port')
+  t.match(REDIS_CONF, /^protected-mode yes$/m, 'protected mode on')
+  t.match(REDIS_CONF, /^tls-auth-clients no$/m, 'clients sign in with a password, not a certificate')
+  t.equal(redisConfPaths().length, 4, 'certificate, key, CA and ACL file')
+  t.notMatch(REDIS_CONF, /^requirepass /m, 'no password in the file (the ACL file, a Secret, holds its hash)')
+  const acl = readFileSync(join(DEPLOY, 'kubernetes', 'redis', 'users.acl.example'), 'utf8')
+  t.match(acl, /^user default off$/m, 'the default user is off')
+  t.match(acl, / ~sbx:\* /, 'the sandbox\'s user reaches the keys of its prefix only')
+  t.equal(OPTIONS.find((o) => o.env === 'SANDBOX_REDIS_PREFIX')!.default, 'sbx', 'the default SANDBOX_REDIS_PREFIX')
+  t.match(acl, / -@dangerous /, 'and no dangerous command')
+})
 
 t.test('Kubernetes: the kustomizations list every manifest, and their generated secrets stay out of git', async (t) => {
   const reached = new Set<string>()
@@ -220,7 +260,9 @@ t.test('Kubernetes: the sandbox\'s Deployment, Service and PodDisruptionBudget',
   for (const e of container.env.filter((e: any) => e.valueFrom?.secretKeyRef !== undefined)) {
     const { name, key } = e.valueFrom.secretKeyRef
     const generator = kustomization.secretGenerator.find((g: any) => g.name === name)
-    const keys = [...(generator?.files ?? []).map((f: string) => f.includes('=') ? f.split('=')[0] : basename(f)), ...(generator?.literals ?? []).map((l: string) => l.split('=')[0])]
+    // an env file's keys: those of its committed example (redis.env.example)
+    const envKeys = (generator?.envs ?? []).flatMap((f: string) => [...readFileSync(join(DEPLOY, 'kubernetes', `${f}.example`), 'utf8').matchAll(/^([A-Za-z_]\w*)=/gm)].map((m) => m[1]))
+    const keys = [...(generator?.files ?? []).map((f: string) => f.includes('=') ? f.split('=')[0] : basename(f)), ...(generator?.literals ?? []).map((l: string) => l.split('=')[0]), ...envKeys]
     t.ok(keys.includes(key), `${e.name as string} comes from ${name as string}/${key as string}, which the kustomization generates`)
   }
 
@@ -271,7 +313,12 @@ t.test('Kubernetes: the management port on the Service, and a ServiceMonitor tha
 })
 
 t.test('Kubernetes: the Redis the replicas are pointed at', async (t) => {
-  const url = new URL(kustomization.secretGenerator.find((g: any) => g.name === 'sandbox-redis').literals[0].replace(/^url=/, ''))
+  const redisSecret = kustomization.secretGenerator.find((g: any) => g.name === 'sandbox-redis')
+  t.same(redisSecret.envs, ['redis.env'], 'the URL with its password from redis.env')
+  t.ok(gitIgnored(join(DEPLOY, 'kubernetes', 'redis.env')), 'which cannot be committed')
+  const url = new URL(/^url=(.+)$/m.exec(readFileSync(join(DEPLOY, 'kubernetes', 'redis.env.example'), 'utf8'))![1])
+  t.equal(url.protocol, 'rediss:', 'over TLS')
+  t.equal(url.username, aclUser(), 'as the ACL user of users.acl.example')
   const service = manifest('Service', url.hostname)
   t.equal(String(service.spec.ports[0].port), url.port, 'SANDBOX_REDIS_URL names the redis Service and its port')
   t.equal(url.port, redisPort(), 'the port of redis.conf')
@@ -292,11 +339,60 @@ t.test('Kubernetes: the Redis the replicas are pointed at', async (t) => {
   const dataMount = container.volumeMounts.find((m: any) => m.mountPath === dir)
   t.ok(statefulSet.spec.volumeClaimTemplates.some((c: any) => c.metadata.name === dataMount?.name), 'the AOF is kept on a persistent volume')
 
+  // the certificate, key, CA and ACL users where redis.conf reads them, from generated Secrets of files never committed
+  const secretsOf = redisKustomization.secretGenerator as Array<{ name: string, files: string[] }>
+  for (const path of redisConfPaths()) {
+    const mount = container.volumeMounts.find((m: any) => m.mountPath === dirname(path))
+    const volume = pod.spec.volumes.find((v: any) => v.name === mount?.name)
+    const secret = secretsOf.find((g) => g.name === volume?.secret?.secretName)
+    t.ok(secret?.files.includes(basename(path)), `Redis is given ${path} (Secret ${String(secret?.name)})`)
+    t.ok(gitIgnored(join(DEPLOY, 'kubernetes', 'redis', basename(path))), `deploy/kubernetes/redis/${basename(path)} cannot be committed`)
+    t.equal(volume.secret.defaultMode, 0o440, 'readable by Redis\'s group (fsGroup) only')
+  }
+  t.ok(container.readinessProbe.exec.command.join(' ').includes('--tls --cacert /run/secrets/redis-tls/ca.crt ping'), 'readiness over TLS')
+  // the replicas check the certificate against the CA (SANDBOX_REDIS_CA), from the Secret sandbox-redis
+  const sandboxPod = manifest('Deployment', 'sandbox').spec.template.spec
+  const sandboxContainer = sandboxPod.containers[0]
+  const caPath = sandboxContainer.env.find((e: any) => e.name === 'SANDBOX_REDIS_CA')?.value as string
+  const caMount = sandboxContainer.volumeMounts?.find((m: any) => m.mountPath === dirname(caPath))
+  const caVolume = sandboxPod.volumes?.find((v: any) => v.name === caMount?.name)
+  t.equal(caVolume?.secret?.secretName, 'sandbox-redis', 'SANDBOX_REDIS_CA is a file of the Secret sandbox-redis')
+  t.ok(caVolume.secret.items.some((i: any) => i.path === basename(caPath) && redisSecret.files.includes(`${i.key as string}=redis/ca.crt`)), 'the CA that signed Redis\'s certificate')
+
   const policy = manifest('NetworkPolicy', 'redis')
   t.ok(matches(policy.spec.podSelector.matchLabels, pod.metadata.labels), 'the NetworkPolicy guards the Redis pod')
   const sandboxLabels = manifest('Deployment', 'sandbox').spec.template.metadata.labels
   t.ok(matches(policy.spec.ingress[0].from[0].podSelector.matchLabels, sandboxLabels), 'and lets the sandbox\'s pods in')
   t.ok(container.ports.some((p: any) => p.name === policy.spec.ingress[0].ports[0].port), 'on the Redis port')
+})
+
+t.test('Kubernetes: default deny; the API port from the ingress controller, the management port from Prometheus, out to Redis and DNS only', async (t) => {
+  t.ok(kustomization.resources.includes('networkpolicy.yaml'), 'applied with the rest')
+  const deny = manifest('NetworkPolicy', 'default-deny')
+  t.same(deny.spec, { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }, 'every pod of the namespace: nothing in or out unless allowed')
+  const sandbox = manifest('Deployment', 'sandbox').spec.template
+  const ports = Object.fromEntries(sandbox.spec.containers[0].ports.map((p: any) => [p.name, p.containerPort]))
+  const policy = manifest('NetworkPolicy', 'sandbox')
+  t.ok(matches(policy.spec.podSelector.matchLabels, sandbox.metadata.labels), 'the sandbox\'s policy selects its pods')
+  t.same(policy.spec.policyTypes, ['Ingress', 'Egress'])
+  const byPort = (port: string): any[] => policy.spec.ingress.filter((r: any) => r.ports.some((p: any) => p.port === port))
+  t.same(policy.spec.ingress.map((r: any) => r.ports.map((p: any) => p.port)), [['http'], ['metrics']], 'two ports in, each by a rule of its own')
+  t.equal(ports.metrics, OPTIONS.find((o) => o.env === 'SANDBOX_MANAGEMENT_PORT')!.default, 'metrics is the management port')
+  for (const rule of [...byPort('http'), ...byPort('metrics')]) {
+    t.ok(rule.from.length > 0 && rule.from.every((f: any) => f.namespaceSelector?.matchLabels !== undefined), 'from named namespaces only (no rule open to all)')
+  }
+  t.ok(byPort('metrics')[0].from.every((f: any) => f.podSelector?.matchLabels !== undefined), 'the management port: Prometheus\'s pods only')
+  t.notSame(byPort('http')[0].from, byPort('metrics')[0].from, 'not whoever reaches the API')
+  const redis = manifest('StatefulSet', 'redis').spec.template
+  const [toRedis, toDns] = policy.spec.egress
+  t.ok(matches(toRedis.to[0].podSelector.matchLabels, redis.metadata.labels), 'out: to the Redis pod')
+  t.same(toRedis.ports, [{ port: Number(redisPort()) }], 'on its port')
+  t.same(toDns.ports.map((p: any) => `${String(p.port)}/${String(p.protocol)}`), ['53/UDP', '53/TCP'], 'and DNS')
+  t.equal(policy.spec.egress.length, 2, 'nothing else')
+  const redisPolicy = manifest('NetworkPolicy', 'redis')
+  t.same(redisPolicy.spec.policyTypes, ['Ingress', 'Egress'], 'Redis: in from the sandbox only (below), out nowhere')
+  t.equal(redisPolicy.spec.egress, undefined)
+  t.equal(redisPolicy.spec.ingress.length, 1)
 })
 
 const skip = replicaSkip()
@@ -309,20 +405,14 @@ t.test('HAProxy accepts the Compose load balancer\'s config', { skip }, async (t
   t.same(warnings, [], 'no warning but the replicas\' names, which resolve in the Compose network only')
 })
 
-t.test('redis-server reads redis.conf: AOF with an fsync per write, no eviction', { skip }, async (t) => {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-redis-conf-'))
-  const child = spawn('redis-server', [join(DEPLOY, 'kubernetes', 'redis', 'redis.conf'), '--port', String(port), '--bind', '127.0.0.1', '--dir', dir], { stdio: 'ignore' })
-  t.teardown(() => {
-    child.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  })
-  const cli = (...args: string[]): string => spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim()
-  for (let i = 0; cli('ping') !== 'PONG'; i++) {
-    if (child.exitCode !== null || i > 200) throw new Error('redis-server did not start with deploy/kubernetes/redis/redis.conf')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  const setting = (name: string): string => cli('config', 'get', name).split('\n')[1] ?? ''
+t.test('redis-server reads redis.conf: AOF with an fsync per write, no eviction; TLS and the ACL user', { skip }, async (t) => {
+  // as deploy/ runs it, with a throwaway certificate and password (test/replicas/harness.ts)
+  const { cli, anonymous, admin } = await startSecureRedis(t)
+  t.match(anonymous('ping'), /^NOAUTH/, 'the health checks\' answer: not signed in')
+  t.match(cli('config', 'get', 'appendonly'), /NOPERM/, 'the sandbox\'s user cannot reconfigure Redis')
+  t.match(cli('set', 'other:key', '1'), /NOPERM/, 'nor touch keys outside its prefix')
+  t.equal(cli('set', 'sbx:key', '1'), 'OK', 'its own, it can')
+  const setting = (name: string): string => admin('config', 'get', name).split('\n')[1] ?? ''
   t.equal(setting('appendonly'), 'yes', 'AOF on')
   t.equal(setting('appendfsync'), 'always', 'fsync before the answer')
   t.equal(setting('maxmemory-policy'), 'noeviction', 'a full Redis refuses writes rather than drop partner data')

@@ -55,7 +55,7 @@ interface Shared { client: RedisClient, bulk: RedisClient, keys: RedisKeys, guar
 /** Connects to the shared store, or says why not (the start stops: a replica without its state is no use). */
 async function connectShared (config: Config, log: FastifyBaseLogger, metrics: Metrics): Promise<Shared> {
   const connect = async (): Promise<RedisClient> => {
-    const client = await redisClient({ url: config.redisUrl!, cluster: config.redisCluster === 1, commandTimeout: config.redisTimeout })
+    const client = await redisClient({ url: config.redisUrl!, ca: config.redisCa, cluster: config.redisCluster === 1, commandTimeout: config.redisTimeout })
     // errors come back through the commands; without a listener each would also be thrown as an 'error' event
     client.on('error', () => {})
     try {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { generateKeyPairSync } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
@@ -13,11 +13,11 @@ import { freePort } from '../ports.js'
  * dist/cli.js, and HAProxy in front of them (round robin, health checks on /ready). Everything is started on
  * 127.0.0.1 and stopped when the test ends.
  *
- * redis-server and haproxy come from Debian's packages (.ci/run installs them). Without them the tests skip
+ * redis-server, haproxy and openssl (the TLS Redis's throwaway CA) come from Debian's packages (.ci/run installs them). Without them the tests skip
  * with a message; where they must run (CI sets SANDBOX_REPLICA_TESTS=required) a missing tool fails instead.
  */
 
-export const TOOLS = ['redis-server', 'redis-cli', 'haproxy'] as const
+export const TOOLS = ['redis-server', 'redis-cli', 'haproxy', 'openssl'] as const
 
 function has (tool: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0
@@ -32,7 +32,7 @@ export function replicaSkip (): string | false {
   if (process.env.SANDBOX_REPLICA_TESTS === 'skip') return 'SANDBOX_REPLICA_TESTS=skip: the replica tests run on another Node line'
   const missing = TOOLS.filter((tool) => !has(tool))
   if (missing.length === 0) return false
-  const message = `the replica tests need ${missing.join(', ')} (Debian: apt-get install redis-server haproxy)`
+  const message = `the replica tests need ${missing.join(', ')} (Debian: apt-get install redis-server haproxy openssl)`
   if (process.env.SANDBOX_REPLICA_TESTS === 'required') throw new Error(message)
   return message
 }
@@ -107,6 +107,57 @@ export async function startRedis (t: Test, extra: string[] = []): Promise<RedisS
     rmSync(dir, { recursive: true, force: true })
   })
   return server
+}
+
+export interface SecureRedis {
+  /** rediss://sandbox:<password>@127.0.0.1:<port>: the ACL user of users.acl.example, over TLS */
+  url: string
+  port: number
+  /** The PEM file of the throwaway CA that signed the server's certificate (SANDBOX_REDIS_CA). */
+  ca: string
+  /** redis-cli over TLS, signed in as the sandbox's user. */
+  cli: (...args: string[]) => string
+  /** redis-cli over TLS, as an administrator the test adds (to read the server's settings). */
+  admin: (...args: string[]) => string
+  /** redis-cli over TLS, not signed in. */
+  anonymous: (...args: string[]) => string
+}
+
+const DEPLOY_REDIS = join(ROOT, 'deploy', 'kubernetes', 'redis')
+
+/**
+ * A redis-server as deploy/ runs it (issue 51): deploy/kubernetes/redis/redis.conf (TLS only, protected mode,
+ * the ACL file) with users.acl.example's rules and a password of its own, and a certificate for 127.0.0.1 that a
+ * throwaway CA signed (both made with openssl in a directory of its own). Only the paths and the port differ.
+ */
+export async function startSecureRedis (t: Test): Promise<SecureRedis> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-redis-tls-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const at = (name: string): string => join(dir, name)
+  const openssl = (...args: string[]): void => {
+    const made = spawnSync('openssl', args, { encoding: 'utf8' })
+    if (made.status !== 0) throw new Error(`openssl ${args.join(' ')} failed: ${made.stderr}`)
+  }
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', at('ca.key'), '-out', at('ca.crt'), '-days', '1', '-subj', '/CN=test CA')
+  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', at('tls.key'), '-out', at('tls.crt'), '-days', '1', '-subj', '/CN=redis',
+    '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-addext', 'basicConstraints=critical,CA:FALSE', '-CA', at('ca.crt'), '-CAkey', at('ca.key'))
+  const password = randomBytes(24).toString('hex')
+  const hash = createHash('sha256').update(password).digest('hex')
+  writeFileSync(at('users.acl'), readFileSync(join(DEPLOY_REDIS, 'users.acl.example'), 'utf8').replace('PASSWORD_SHA256', hash) +
+    `user test-admin on #${hash} ~* &* +@all\n`)
+  const child = spawn('redis-server', [join(DEPLOY_REDIS, 'redis.conf'), '--tls-port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+    '--tls-cert-file', at('tls.crt'), '--tls-key-file', at('tls.key'), '--tls-ca-cert-file', at('ca.crt'), '--aclfile', at('users.acl')], { stdio: 'ignore' })
+  t.teardown(async () => { await stopChild(child, 'SIGKILL') })
+  const tls = ['--tls', '--cacert', at('ca.crt'), '-h', '127.0.0.1', '-p', String(port)]
+  const run = (args: string[]): string => spawnSync('redis-cli', args, { encoding: 'utf8' }).stdout.trim()
+  const as = (user: string) => (...args: string[]): string => run([...tls, '--user', user, '--pass', password, '--no-auth-warning', ...args])
+  const cli = as('sandbox')
+  await waitFor(`redis-server (TLS) on port ${port}`, () => {
+    if (exited(child)) throw new Error('redis-server did not start with deploy/kubernetes/redis/redis.conf and TLS')
+    return cli('ping') === 'PONG'
+  })
+  return { url: `rediss://sandbox:${password}@127.0.0.1:${port}`, port, ca: at('ca.crt'), cli, admin: as('test-admin'), anonymous: (...args) => run([...tls, ...args]) }
 }
 
 /** A Redis Cluster of three masters (no replicas) on free ports; url names its first node. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis'
@@ -20,6 +21,8 @@ export type RedisClient = Redis | Cluster
 
 export interface RedisSettings {
   url: string
+  /** Path of a PEM file of the CAs a rediss:// server's certificate is checked against (SANDBOX_REDIS_CA); unset: Node's own. */
+  ca?: string
   /** The URL names one node of a Redis Cluster (hash tags keep each partner's keys in one slot). */
   cluster: boolean
   /** Milliseconds a command may take before it fails (and its request answers 503). */
@@ -31,12 +34,27 @@ export const STORE_RETRY_AFTER_SECONDS = 1
 
 const RECONNECT_MAX_MS = 1000
 
-function nodeOptions (url: URL, commandTimeout: number): RedisOptions {
+/**
+ * TLS for rediss://: the server's certificate is always verified (its name against the URL's host), against
+ * SANDBOX_REDIS_CA's CAs when set, for a Redis whose certificate a private CA signed.
+ */
+function tlsOptions (url: URL, ca: string | undefined): RedisOptions['tls'] {
+  if (url.protocol !== 'rediss:') return undefined
+  if (ca === undefined) return {}
+  try {
+    return { ca: readFileSync(ca) }
+  } catch (err) {
+    throw new Error(`cannot read SANDBOX_REDIS_CA (${ca}): ${(err as Error).message}`)
+  }
+}
+
+function nodeOptions (url: URL, settings: RedisSettings): RedisOptions {
+  const { commandTimeout } = settings
   return {
     username: url.username === '' ? undefined : decodeURIComponent(url.username),
     password: url.password === '' ? undefined : decodeURIComponent(url.password),
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined,
-    tls: url.protocol === 'rediss:' ? {} : undefined,
+    tls: tlsOptions(url, settings.ca),
     connectTimeout: Math.max(commandTimeout, 2000),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -58,7 +76,7 @@ export async function redisClient (settings: RedisSettings): Promise<RedisClient
   // from (Node's loader finds named exports too; the bundle's chunk of it gives the default alone)
   const ioredis = (await import('ioredis')).default as unknown as { Cluster: typeof Cluster, Redis: typeof Redis }
   const url = new URL(settings.url)
-  const options = nodeOptions(url, settings.commandTimeout)
+  const options = nodeOptions(url, settings)
   if (!settings.cluster) return new ioredis.Redis(Number(url.port === '' ? 6379 : url.port), url.hostname, options)
   const { db: _db, ...redisOptions } = options
   const clusterOptions: ClusterOptions = {
