@@ -5693,7 +5693,10 @@ export interface operations {
                      * @example 3600
                      */
                     overlapSeconds?: number;
-                    /** @description The new secret, when the operator chooses it (16 to 128 printable ASCII characters, no spaces); generated (192 random bits) when absent */
+                    /**
+                     * @description The new secret, when the operator chooses it (16 to 128 printable ASCII characters, no spaces); generated (192 random bits) when absent
+                     * @example n3w-s3cret-of-the-operator-0123
+                     */
                     clientSecret?: string;
                 };
             };
