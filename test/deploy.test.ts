@@ -377,7 +377,7 @@ t.test('Kubernetes: default deny; the API port from the ingress controller, the 
   t.same(policy.spec.policyTypes, ['Ingress', 'Egress'])
   const byPort = (port: string): any[] => policy.spec.ingress.filter((r: any) => r.ports.some((p: any) => p.port === port))
   t.same(policy.spec.ingress.map((r: any) => r.ports.map((p: any) => p.port)), [['http'], ['metrics']], 'two ports in, each by a rule of its own')
-  t.equal(ports.metrics, OPTIONS.find((o) => o.env === 'SANDBOX_MANAGEMENT_PORT')!.default, 'metrics is the management port')
+  t.equal(ports.metrics, imageManagementPort(), 'metrics is the management port (as the image sets it)')
   for (const rule of [...byPort('http'), ...byPort('metrics')]) {
     t.ok(rule.from.length > 0 && rule.from.every((f: any) => f.namespaceSelector?.matchLabels !== undefined), 'from named namespaces only (no rule open to all)')
   }

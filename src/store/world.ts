@@ -3,7 +3,7 @@ import { notFound, SandboxError } from '../errors.js'
 import type { Reference } from '../schemas/reference.js'
 import { AgentStore } from './agent.js'
 import { ClientSecrets } from './credentials.js'
-import { migrateCredentials } from './partner-credentials.js'
+import { migrateCredentials } from './legacy-credentials.js'
 import { Partner } from './partner.js'
 import type { AgentSnapshot, Guarantee, PartnerSnapshot } from './records.js'
 
