@@ -86,7 +86,12 @@ t.test('a corrupted snapshot is refused with 400 naming the path and the rule, a
     ['an agent of another partner', (d) => { d.agents[1].id = '2001' }, 'agents[1].id', 'AgentOfPartner'],
     ['an invalid South African ID number', (d) => { d.agents[0].customers[0].defaultCustomer.identifyingNumber = '8001015009088' }, 'agents[0].customers[0].defaultCustomer.identifyingNumber', 'SouthAfricanIdNumber'],
     ['an unknown scenario', (d) => { d.scenario = 'nope' }, 'scenario', 'KnownScenario'],
-    ['a damaged clock', (d) => { d.sandbox.clock = { offsetMs: 'soon' } }, 'sandbox.clock', '']
+    ['a damaged clock', (d) => { d.sandbox.clock = { offsetMs: 'soon' } }, 'sandbox.clock', ''],
+    // (issue 50: every rule costs each of the partner's requests a match, so an upload may not bring in more than
+    // POST /__sandbox/faults allows)
+    ['more fault rules than a partner may have', (d) => {
+      d.sandbox.faultRules = Array.from({ length: 101 }, (_, i) => ({ id: `r${i}`, match: { path: '/**' }, fault: 'status=503', probability: 1, matched: 0, fired: 0, createdAt: '2026-01-01T00:00:00Z' }))
+    }, 'sandbox.faultRules', '']
   ]
   const bytes = await snapshot(app)
   for (const [what, damage, field, code] of cases) {

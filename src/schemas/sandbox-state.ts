@@ -58,8 +58,15 @@ export const ClockState = Type.Object({
 })
 export type ClockState = Static<typeof ClockState>
 
+/**
+ * Most fault rules one partner may have: each of its requests is matched against every one (path patterns in
+ * time linear in pattern and path, so a partner's rules cost at most this many linear matches a request). A
+ * snapshot's state is held to the same number, or an upload would bring in what POST /__sandbox/faults refuses.
+ */
+export const MAX_FAULT_RULES = 100
+
 export const PartnerSandboxState = Type.Object({
-  faultRules: Type.Array(ref(FaultRuleState), { maxItems: 1000 }),
+  faultRules: Type.Array(ref(FaultRuleState), { maxItems: MAX_FAULT_RULES }),
   faultSeq: Type.Integer({ minimum: 0 }),
   // absent means real time, like null (a JSON null reads as absent, as Jackson reads it)
   clock: Type.Optional(Type.Union([ref(ClockState), Type.Null()]))

@@ -11,7 +11,8 @@ import type { ChangeContext } from './world.js'
 /** Whether the secret is the partner's (or, until the overlap of a rotation ends, its previous one). Both are compared, in constant time. */
 export function clientSecretAccepted (secrets: ClientSecrets, partner: Partner, secret: string, now = Date.now()): boolean {
   const current = secrets.verify(partner.secretHash, secret)
-  const previous = secrets.verify(partner.previousSecretHash, secret) && (partner.previousSecretUntil ?? 0) > now
+  // (no second hash while no rotation overlaps: whether one does is no secret)
+  const previous = partner.previousSecretHash !== undefined && (partner.previousSecretUntil ?? 0) > now && secrets.verify(partner.previousSecretHash, secret)
   return current || previous
 }
 

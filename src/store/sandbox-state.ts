@@ -3,7 +3,7 @@ import { notFound, SandboxError, validationFailed } from '../errors.js'
 import { FaultSyntaxError, formatFault, parseFault } from '../faults/fault.js'
 import { isActive, matches, pickRule, type PickedRule, type RequestFacts } from '../faults/rules.js'
 import type { ClockRequest, FaultRuleRequest } from '../schemas/sandbox-controls.js'
-import type { FaultRuleState } from '../schemas/sandbox-state.js'
+import { MAX_FAULT_RULES, type FaultRuleState } from '../schemas/sandbox-state.js'
 import type { Partner } from './partner.js'
 import type { ChangeContext, World } from './world.js'
 
@@ -12,7 +12,7 @@ import type { ChangeContext, World } from './world.js'
  * committed like its data (a data dir keeps them over a restart), gone after a reset.
  */
 
-export const MAX_FAULT_RULES = 100
+export { MAX_FAULT_RULES }
 
 function invalid (field: string, value: unknown, code: string, message: string): SandboxError {
   return validationFailed('request', [{ field, rejectedValue: value, code, defaultMessage: message }])
