@@ -7,6 +7,9 @@ import type { Aspect, BodyKind, Mutation, Probe } from './types.js'
  * states (required, minLength, maxLength, pattern, enum, the x-digits of @Digits), each on an otherwise valid
  * generated body. A rule added to the schemas becomes a probe with no change here. The rules the document
  * cannot state are rows of RULE_BREAKS (probes.ts).
+ *
+ * The patterns compiled here come from the reference sandbox's own document (never the target's, nor anything
+ * a target answers): the schemas' patterns, each audited as linear (docs/assumptions.md).
  */
 
 type Json = Record<string, unknown>
